@@ -1,0 +1,153 @@
+import type { ChainConfig, Config, NetworkApi, NetworkConfig } from '../config/schema.js';
+import { GatewayError } from '../errors.js';
+
+/** What the edge serves; network APIs plus the hosts that are not a network. */
+export type ApiKind = NetworkApi | 'mcp' | 'keys' | 'ops';
+
+export interface NetworkRef {
+  chainName: string;
+  networkName: string;
+  /** `ethereum`, `ethereum-sepolia`, `hedera-testnet`. */
+  id: string;
+  chain: ChainConfig;
+  network: NetworkConfig;
+}
+
+export interface Route {
+  api: ApiKind;
+  /** The API's own path: `/rpc`, `/v1/graphql`, `/api/v1/accounts?x=1` (query kept). */
+  apiPath: string;
+  /** What the client put before the API path, key segment redacted: `/hedera-testnet/v1/<key>` becomes `/hedera-testnet/v1/***`. */
+  publicPrefix: string;
+  network?: NetworkRef;
+  /** The key from `/v1/<key>/...`, if the client used path auth. */
+  pathKey?: string;
+}
+
+const OPS_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+
+/** Pre-computed lookup tables from the config: host label to network, legacy host to network. */
+export class Router {
+  private readonly byLabel = new Map<string, NetworkRef>();
+  private readonly legacy = new Map<string, NetworkRef>();
+  private readonly domain: string;
+
+  constructor(config: Config) {
+    this.domain = config.server.serviceDomain.toLowerCase();
+    for (const [chainName, chain] of Object.entries(config.chains)) {
+      for (const [networkName, network] of Object.entries(chain.networks)) {
+        const id = networkName === 'mainnet' ? chainName : `${chainName}-${networkName}`;
+        const ref = { chainName, networkName, id, chain, network };
+        this.byLabel.set(id, ref);
+        if (chain.kind === 'ledger' && (networkName === 'mainnet' || networkName === 'testnet')) {
+          for (const suffix of config.server.legacyDomains) this.legacy.set(`${networkName}.${chainName}.api.${suffix.toLowerCase()}`, ref);
+        }
+      }
+    }
+  }
+
+  networks(): NetworkRef[] {
+    return [...this.byLabel.values()];
+  }
+
+  network(id: string): NetworkRef | undefined {
+    return this.byLabel.get(id);
+  }
+
+  /** Resolves Host and URL to a route, or throws a 404 GatewayError that says what exists. */
+  resolve(hostHeader: string | undefined, url: string): Route {
+    const host = stripPort(hostHeader ?? '').toLowerCase();
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    const query = q < 0 ? '' : url.slice(q);
+    if (OPS_PATHS.has(path)) return { api: 'ops', apiPath: path, publicPrefix: '' };
+
+    const legacy = this.legacy.get(host);
+    if (legacy) return this.onNetwork(legacy, path, query, '');
+    if (host === this.domain || isIpLiteral(host) || host === '') return this.onBareDomain(path, query);
+    if (!host.endsWith(`.${this.domain}`)) throw new GatewayError('UNKNOWN_HOST', `"${host}" is not served here`);
+    const label = host.slice(0, -this.domain.length - 1);
+    if (label === 'mcp') return this.onService('mcp', path, query, '');
+    if (label === 'app') return this.onService('keys', path, query, '');
+    const network = this.byLabel.get(label);
+    if (!network) throw new GatewayError('UNKNOWN_HOST', `no chain or network "${label}"; use {chain}[-{network}].${this.domain}`);
+    return this.onNetwork(network, path, query, '');
+  }
+
+  private onBareDomain(path: string, query: string): Route {
+    if (path === '/mcp' || path.startsWith('/v1/') && path.endsWith('/mcp')) return this.onService('mcp', path, query, '');
+    if (path.startsWith('/keys/')) return this.onService('keys', path, query, '');
+    const second = path.indexOf('/', 1);
+    const first = path.slice(1, second < 0 ? undefined : second);
+    const network = this.byLabel.get(first);
+    if (!network) {
+      throw new GatewayError('NOT_FOUND', `on the bare domain, start the path with a network such as /hedera-testnet/rpc or /ethereum-sepolia/rpc`);
+    }
+    return this.onNetwork(network, second < 0 ? '/' : path.slice(second), query, `/${first}`);
+  }
+
+  private onService(api: 'mcp' | 'keys', path: string, query: string, prefix: string): Route {
+    const { apiPath, pathKey, keyPrefix } = splitPathKey(path);
+    const expected = api === 'mcp' ? apiPath === '/mcp' : apiPath.startsWith('/keys/');
+    if (!expected) throw new GatewayError('NOT_FOUND', `${path} is not served on this host`);
+    return { api, apiPath: apiPath + query, publicPrefix: prefix + keyPrefix, pathKey };
+  }
+
+  private onNetwork(network: NetworkRef, path: string, query: string, prefix: string): Route {
+    const { apiPath, pathKey, keyPrefix } = splitPathKey(path);
+    const api = apiFor(apiPath);
+    if (!api) throw new GatewayError('NOT_FOUND', `${redactPath(path)} is not an API path; use /rpc${offered(network).includes('rest') ? ', /api/v1/..., /v1/graphql' : ''}`);
+    if (!network.network.apis.includes(api)) {
+      throw new GatewayError('API_NOT_OFFERED', `${network.id} offers ${offered(network).join(', ')}`);
+    }
+    return { api, apiPath: apiPath + query, publicPrefix: prefix + keyPrefix, network, pathKey };
+  }
+}
+
+function offered(network: NetworkRef): string[] {
+  return network.network.apis;
+}
+
+function apiFor(path: string): NetworkApi | undefined {
+  if (path === '/rpc' || path === '/') return path === '/rpc' ? 'rpc' : undefined;
+  if (path === '/v1/graphql') return 'graphql';
+  if (path === '/beta/graphql') return 'beta-graphql';
+  if (path.startsWith('/api/v1/')) return 'rest';
+  return undefined;
+}
+
+/** `/v1/<key>/rpc` -> `/rpc`; `/v1/<key>/graphql` -> `/v1/graphql`; `/v1/graphql` itself is not a key. */
+function splitPathKey(path: string): { apiPath: string; pathKey?: string; keyPrefix: string } {
+  if (!path.startsWith('/v1/') || path === '/v1/graphql') return { apiPath: path, keyPrefix: '' };
+  const end = path.indexOf('/', 4);
+  const key = decodeURIComponentSafe(path.slice(4, end < 0 ? undefined : end));
+  const rest = end < 0 ? '/' : path.slice(end);
+  const apiPath = rest === '/graphql' ? '/v1/graphql' : rest;
+  return { apiPath, pathKey: key || undefined, keyPrefix: '/v1/***' };
+}
+
+function decodeURIComponentSafe(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+/** Replaces the key segment of a path-auth URL so it can be logged or echoed. */
+export function redactPath(url: string): string {
+  return url.replace(/\/v1\/(?!graphql(?:[/?]|$))[^/?]+/, '/v1/***');
+}
+
+function stripPort(host: string): string {
+  if (host.startsWith('[')) {
+    const end = host.indexOf(']');
+    return end < 0 ? host : host.slice(0, end + 1);
+  }
+  const colon = host.indexOf(':');
+  return colon < 0 ? host : host.slice(0, colon);
+}
+
+function isIpLiteral(host: string): boolean {
+  return host.startsWith('[') || /^\d{1,3}(\.\d{1,3}){3}$/.test(host);
+}

@@ -1,0 +1,93 @@
+/**
+ * The one error catalogue. Every API renders these in its own convention:
+ * JSON-RPC error objects, GraphQL `errors[]`, mirror-node `_status.messages[]`, plain JSON or HTML pages.
+ */
+export interface CatalogueEntry {
+  /** HTTP status when the error ends the whole request. JSON-RPC-level errors answer 200 so clients see the code. */
+  http: number;
+  /** JSON-RPC error code. */
+  rpc: number;
+  /** GraphQL `extensions.code`. */
+  graphql: string;
+  message: string;
+}
+
+function entry(http: number, rpc: number, graphql: string, message: string): CatalogueEntry {
+  return { http, rpc, graphql, message };
+}
+
+const AUTH_HOWTO =
+  'Send your API key in the X-API-KEY header, as Authorization: Bearer <key>, or in the path as /v1/<key>/<api path>.';
+
+export const ERRORS = {
+  PARSE_ERROR: entry(200, -32700, 'BAD_REQUEST', 'Parse error: the body is not valid JSON'),
+  INVALID_REQUEST: entry(200, -32600, 'BAD_REQUEST', 'Invalid request'),
+  EMPTY_BATCH: entry(200, -32600, 'BAD_REQUEST', 'Invalid request: empty batch'),
+  BATCH_TOO_LARGE: entry(200, -32600, 'BAD_REQUEST', 'Invalid request: batch too large'),
+  METHOD_NOT_FOUND: entry(200, -32601, 'BAD_REQUEST', 'Method not found'),
+  INVALID_PARAMS: entry(200, -32602, 'BAD_USER_INPUT', 'Invalid params'),
+  INTERNAL: entry(500, -32603, 'INTERNAL_SERVER_ERROR', 'Internal error'),
+  BODY_TOO_LARGE: entry(413, -32600, 'PAYLOAD_TOO_LARGE', 'Request body too large'),
+  UNSUPPORTED_MEDIA: entry(415, -32600, 'BAD_REQUEST', 'Unsupported content type'),
+  METHOD_NOT_ALLOWED: entry(405, -32600, 'METHOD_NOT_ALLOWED', 'HTTP method not allowed'),
+  NOT_FOUND: entry(404, -32601, 'NOT_FOUND', 'Not found'),
+  UNKNOWN_HOST: entry(404, -32601, 'NOT_FOUND', 'Unknown host'),
+  API_NOT_OFFERED: entry(404, -32601, 'NOT_FOUND', 'This network does not offer that API'),
+  BAD_REQUEST: entry(400, -32600, 'BAD_REQUEST', 'Bad request'),
+  KEY_MISSING: entry(401, -32001, 'UNAUTHENTICATED', `API key missing. ${AUTH_HOWTO}`),
+  KEY_INVALID: entry(401, -32001, 'UNAUTHENTICATED', `API key not recognised or revoked. ${AUTH_HOWTO}`),
+  KEY_CONFLICT: entry(400, -32600, 'BAD_REQUEST', 'Two different API keys were sent; send one'),
+  PLAN_FORBIDDEN: entry(403, -32003, 'FORBIDDEN', 'Your plan does not include this API'),
+  RELAY_FORBIDDEN: entry(403, -32003, 'FORBIDDEN', 'Your plan does not include the ledger JSON-RPC relay'),
+  RATE_LIMITED: entry(429, -32005, 'RATE_LIMITED', 'Limit exceeded: requests per second'),
+  QUOTA_EXHAUSTED: entry(429, -32005, 'RATE_LIMITED', 'Limit exceeded: monthly quota exhausted'),
+  WRITES_LIMITED: entry(429, -32005, 'RATE_LIMITED', 'Limit exceeded: transaction submissions per second'),
+  LIMITER_UNAVAILABLE: entry(503, -32603, 'SERVICE_UNAVAILABLE', 'Rate limiter unavailable; try again shortly'),
+  UPSTREAM_UNAVAILABLE: entry(502, -32603, 'BAD_GATEWAY', 'Upstream unavailable'),
+  UPSTREAM_TIMEOUT: entry(504, -32603, 'GATEWAY_TIMEOUT', 'Upstream timed out'),
+  UPSTREAM_NOT_CONFIGURED: entry(502, -32603, 'BAD_GATEWAY', 'No upstream is configured for this network'),
+  SHUTTING_DOWN: entry(503, -32603, 'SERVICE_UNAVAILABLE', 'Gateway is shutting down'),
+  // Ledger relay errors: codes follow the official relay where it defines one.
+  UNSUPPORTED_METHOD: entry(200, -32601, 'BAD_REQUEST', 'Method not supported on this chain'),
+  EXECUTION_REVERTED: entry(200, 3, 'BAD_REQUEST', 'execution reverted'),
+  UNKNOWN_BLOCK: entry(200, -39012, 'BAD_USER_INPUT', 'Unknown block'),
+  RANGE_TOO_LARGE: entry(200, -32000, 'BAD_USER_INPUT', 'Range too large'),
+  WRONG_CHAIN_ID: entry(200, -32000, 'BAD_USER_INPUT', 'Transaction signed for another chain'),
+  NONCE_TOO_LOW: entry(200, -32001, 'BAD_USER_INPUT', 'Nonce too low'),
+  NONCE_TOO_HIGH: entry(200, -32002, 'BAD_USER_INPUT', 'Nonce too high'),
+  GAS_PRICE_TOO_LOW: entry(200, -32009, 'BAD_USER_INPUT', 'Gas price below the network fee'),
+  GAS_LIMIT_TOO_HIGH: entry(200, -32005, 'BAD_USER_INPUT', 'Transaction gas limit exceeds the maximum'),
+  GAS_LIMIT_TOO_LOW: entry(200, -32003, 'BAD_USER_INPUT', 'Intrinsic gas exceeds gas limit'),
+  INSUFFICIENT_FUNDS: entry(200, -32000, 'BAD_USER_INPUT', 'Insufficient funds for gas * price + value'),
+  TRANSACTION_TOO_LARGE: entry(200, -32201, 'BAD_USER_INPUT', 'Transaction size exceeds the limit'),
+  UNKNOWN_SENDER: entry(200, -32001, 'BAD_USER_INPUT', 'Sender account not found on the network'),
+  WRITES_NOT_CONFIGURED: entry(200, -32603, 'BAD_REQUEST', 'Writes are not configured on this network: no operator account'),
+  SUBMISSION_FAILED: entry(200, -32000, 'BAD_REQUEST', 'Transaction was not accepted by the network'),
+  MIRROR_UNAVAILABLE: entry(200, -32020, 'BAD_GATEWAY', 'Mirror node unavailable'),
+} as const satisfies Record<string, CatalogueEntry>;
+
+export type ErrorName = keyof typeof ERRORS;
+
+/** An error from the catalogue, with an optional detail that never contains an API key. */
+export class GatewayError extends Error {
+  readonly entry: CatalogueEntry;
+  constructor(
+    readonly errorName: ErrorName,
+    detail?: string,
+    readonly data?: unknown,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(detail ? `${ERRORS[errorName].message}: ${detail}` : ERRORS[errorName].message);
+    this.entry = ERRORS[errorName];
+  }
+  get http(): number {
+    return this.entry.http;
+  }
+  get rpcCode(): number {
+    return this.entry.rpc;
+  }
+}
+
+export function isGatewayError(err: unknown): err is GatewayError {
+  return err instanceof GatewayError;
+}

@@ -1,0 +1,21 @@
+import type { PlanConfig } from '../config/schema.js';
+
+/** What the edge knows about a caller once its key is verified. Never holds the key itself. */
+export interface VerifiedKey {
+  /** Short non-secret id, safe for logs. */
+  id: string;
+  accountId: string;
+  name: string;
+  planName: string;
+  plan: PlanConfig;
+  network: 'mainnet' | 'testnet';
+  /** May use the ledger relay while it is in beta. */
+  relayBeta: boolean;
+  /** Exempt from the per-key transaction submission budget. */
+  heavyWrites: boolean;
+}
+
+/** Verifies a raw key; null when unknown or revoked. Implementations cache and coalesce. */
+export interface KeyVerifier {
+  verify(rawKey: string): Promise<VerifiedKey | null>;
+}

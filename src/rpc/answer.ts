@@ -1,0 +1,37 @@
+import type { NetworkRef } from '../edge/route.js';
+import type { VerifiedKey } from '../keys/types.js';
+import { serializeResponse, type ParsedBody, type RpcCall, type RpcOutcome } from './jsonrpc.js';
+
+export interface CallContext {
+  network: NetworkRef;
+  requestId: string;
+  key?: VerifiedKey;
+}
+
+/** Answers valid calls in order; the EVM forwarder and the ledger relay both implement it. */
+export interface RpcBackend {
+  handle(calls: RpcCall[], ctx: CallContext): Promise<RpcOutcome[]>;
+}
+
+/**
+ * Runs a parsed body through a backend and serializes the answer.
+ * Returns undefined when nothing is owed (only notifications).
+ */
+export async function answer(parsed: ParsedBody, backend: RpcBackend, ctx: CallContext): Promise<string | undefined> {
+  if (parsed.kind === 'error') return serializeResponse('null', { error: parsed.error });
+  const entries = parsed.kind === 'single' ? [parsed.entry] : parsed.entries;
+  const calls: RpcCall[] = [];
+  for (const e of entries) if ('call' in e) calls.push(e.call);
+  const outcomes = calls.length > 0 ? await backend.handle(calls, ctx) : [];
+  const parts: string[] = [];
+  let next = 0;
+  for (const e of entries) {
+    if ('invalid' in e) parts.push(serializeResponse(e.invalid, { error: e.error }));
+    else {
+      const outcome = outcomes[next++];
+      if (e.call.id !== undefined) parts.push(serializeResponse(e.call.id, outcome));
+    }
+  }
+  if (parts.length === 0) return undefined;
+  return parsed.kind === 'single' ? parts[0] : `[${parts.join(',')}]`;
+}

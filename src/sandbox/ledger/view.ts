@@ -1,0 +1,91 @@
+/**
+ * The read side of the ledger sandbox: what the consensus-node stand-in records and what the mirror-node and GraphQL
+ * stand-ins serve. EVM state (code, storage, receipts, logs, balances in weibar) lives in the EVM and is read through
+ * `evm.request`; everything the ledger adds on top (account ids, 48-byte block hashes, consensus timestamps,
+ * transaction ids, fees in tinybar, statuses) lives in these records.
+ *
+ * Conventions: timestamps are `"<seconds>.<9-digit nanos>"` strings; hashes are 0x-prefixed lower-case hex;
+ * a ledger block hash is 48 bytes whose first 32 are the EVM block's hash; entity ids are `0.0.<num>`.
+ */
+import type { EventEmitter } from 'node:events';
+
+/** An EIP-1193 style request into the sandbox's EVM (Hardhat's EDR). */
+export interface EvmRequester {
+  request(args: { method: string; params?: unknown[] }): Promise<unknown>;
+}
+
+export interface LedgerAccount {
+  /** `0.0.<num>` */
+  id: string;
+  num: number;
+  /** 20-byte EVM address, 0x lower-case. For ECDSA accounts the key-derived address, else the long-zero form. */
+  evmAddress: string;
+  /** Compressed ECDSA secp256k1 public key (0x + 66 hex), if known. */
+  publicKey?: string;
+  /** True for contracts (served under /contracts/{id} as well). */
+  isContract: boolean;
+  createdTimestamp: string;
+}
+
+export interface LedgerBlock {
+  number: number;
+  /** 0x + 96 hex; the first 32 bytes equal the EVM block hash. */
+  hash: string;
+  previousHash: string;
+  timestampFrom: string;
+  timestampTo: string;
+  /** Transactions recorded in this block (all types, including failed ones). */
+  count: number;
+  gasUsed: number;
+  /** 0x + 512 hex. */
+  logsBloom: string;
+  /** Record file name, e.g. `2026-11-22T03_26_33.000000000Z.rcd.gz`. */
+  name: string;
+  size: number;
+}
+
+/** The ledger-side record of one transaction; Ethereum details come from the EVM by `ethHash`. */
+export interface LedgerTransaction {
+  consensusTimestamp: string;
+  /** `0.0.<payer>-<validStartSeconds>-<validStartNanos>` */
+  transactionId: string;
+  payerAccountId: string;
+  /** Mirror-node transaction name: ETHEREUMTRANSACTION, FILECREATE, FILEAPPEND, CRYPTOTRANSFER, ... */
+  name: string;
+  /** Ledger status name: SUCCESS, CONTRACT_REVERT_EXECUTED, WRONG_NONCE, ... */
+  result: string;
+  chargedTxFeeTinybar: number;
+  blockNumber: number;
+  /** Position among this block's transactions. */
+  index: number;
+  /** For ETHEREUMTRANSACTION: the 32-byte Ethereum hash; the EVM knows the transaction by it. */
+  ethHash?: string;
+  /** For ETHEREUMTRANSACTION: the contract called or created, `0.0.<num>`, if any. */
+  contractId?: string;
+  /** For FILECREATE/FILEAPPEND: the file. */
+  fileId?: string;
+  /** Hbar movements in tinybar, as the mirror node lists them under `transfers`. */
+  transfers: Array<{ account: string; amount: number }>;
+  /** 48-byte ledger transaction hash, 0x hex. */
+  hash: string;
+}
+
+export interface LedgerView extends EventEmitter {
+  readonly chainId: number;
+  readonly evm: EvmRequester;
+  /** Newest first is NOT assumed: blocks are in ascending order. */
+  blocks(): readonly LedgerBlock[];
+  blockByNumber(n: number): LedgerBlock | undefined;
+  /** By 48-byte or 32-byte hash. */
+  blockByHash(hash: string): LedgerBlock | undefined;
+  transactions(): readonly LedgerTransaction[];
+  transactionByEthHash(hash: string): LedgerTransaction | undefined;
+  transactionById(transactionId: string): LedgerTransaction | undefined;
+  account(idOrAddress: string): LedgerAccount | undefined;
+  accounts(): readonly LedgerAccount[];
+  /** Balance in tinybar (EVM weibar / 10^10). */
+  balanceTinybar(account: LedgerAccount): Promise<bigint>;
+  /** Fee schedule: gas price in tinybar per gas unit (the mirror node's /network/fees). */
+  gasPriceTinybar(): number;
+  /** Emits 'block' (LedgerBlock) when a block closes and 'transaction' (LedgerTransaction) as each is recorded. */
+}
