@@ -22,3 +22,9 @@ export interface Limiter {
   chargeWrite(key: VerifiedKey): Promise<LimitDecision>;
   close(): Promise<void>;
 }
+
+/** Where monthly usage is persisted (the key store's usage table). `month` is `YYYY-MM` in UTC. */
+export interface UsageStore {
+  addUsage(deltas: Array<{ keyId: string; month: string; count: number }>): Promise<void>;
+  usage(keyId: string, month: string): Promise<number>;
+}

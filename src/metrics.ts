@@ -1,0 +1,47 @@
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** The one registry every module registers its metrics on. Labels never carry an API key or key id. */
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry });
+
+/** Buckets from sub-millisecond edge answers to multi-second upstream calls, in seconds. */
+export const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+export const requestsTotal = new Counter({
+  name: 'gateway_requests_total',
+  help: 'HTTP requests by chain, network, API and outcome',
+  labelNames: ['chain', 'network', 'api', 'outcome'] as const,
+  registers: [registry],
+});
+
+export const requestDuration = new Histogram({
+  name: 'gateway_request_duration_seconds',
+  help: 'HTTP request duration by chain, network and API',
+  labelNames: ['chain', 'network', 'api'] as const,
+  buckets: LATENCY_BUCKETS,
+  registers: [registry],
+});
+
+export const upstreamRequests = new Counter({
+  name: 'gateway_upstream_requests_total',
+  help: 'Requests to upstream nodes by network, upstream and outcome',
+  labelNames: ['network', 'upstream', 'outcome'] as const,
+  registers: [registry],
+});
+
+export const upstreamDuration = new Histogram({
+  name: 'gateway_upstream_request_duration_seconds',
+  help: 'Upstream request duration by network and upstream',
+  labelNames: ['network', 'upstream'] as const,
+  buckets: LATENCY_BUCKETS,
+  registers: [registry],
+});
+
+/** Outcome label of a finished request: ok, client_error, auth, limited, upstream_error, server_error. */
+export function outcomeOf(status: number): string {
+  if (status < 400) return 'ok';
+  if (status === 401 || status === 403) return 'auth';
+  if (status === 429) return 'limited';
+  if (status === 502 || status === 504) return 'upstream_error';
+  return status < 500 ? 'client_error' : 'server_error';
+}
