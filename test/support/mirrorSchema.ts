@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Ajv, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import formatsModule, { type FormatsPlugin } from 'ajv-formats';
 import yaml from 'js-yaml';
 
 const SPEC_PATH = fileURLToPath(new URL('../../../shared/reference/mirror-node/openapi.yml', import.meta.url));
@@ -28,7 +28,7 @@ function load() {
   // strict: false because OpenAPI schemas carry `example` and other annotations Ajv does not know.
   const ajv = new Ajv({ strict: false, allErrors: true });
   // ajv-formats is CommonJS; under ESM its plugin sits on `.default`.
-  const addFormats = (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
+  const addFormats = ((formatsModule as unknown as { default?: FormatsPlugin }).default ?? formatsModule) as FormatsPlugin;
   addFormats(ajv);
   // OpenAPI 3.0 formats that carry no constraint Ajv can check on a JSON value.
   for (const f of ['int32', 'int64', 'float', 'double', 'binary']) ajv.addFormat(f, true);
