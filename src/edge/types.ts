@@ -16,6 +16,12 @@ export interface ApiContext {
    * budget and quota. Sets the RateLimit-* headers. Throws a GatewayError (401, 400, 403, 429) on refusal.
    */
   admit(cost?: number, extraKey?: string): Promise<VerifiedKey>;
+  /**
+   * The key the caller presented (header, Authorization or path), verified but not charged; undefined when none was
+   * sent. Throws 401 for an unknown or revoked key and 400 for two different keys. For handlers that pass the caller's
+   * key on (MCP tools calling the gateway's own APIs) and for tools that need no key.
+   */
+  identify(): Promise<{ key: VerifiedKey; raw: string } | undefined>;
   /** Reads the body up to the configured limit; throws BODY_TOO_LARGE (413). */
   readBody(): Promise<Buffer>;
   /** Adds fields to this request's log line (never a key). */
