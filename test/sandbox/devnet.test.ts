@@ -1,0 +1,79 @@
+import { expect } from 'chai';
+import { JsonRpcProvider, Wallet, parseEther } from 'ethers';
+import { sandboxAccounts } from '../../src/sandbox/accounts.js';
+import { startDevnet, type Devnet } from '../../src/sandbox/devnet.js';
+import { DevnetPool } from '../../src/sandbox/devnets.js';
+
+describe('sandbox: EVM devnet', () => {
+  let devnet: Devnet;
+  let provider: JsonRpcProvider;
+
+  before(async () => {
+    devnet = await startDevnet({ chainId: 11155111 });
+    provider = new JsonRpcProvider(devnet.url, undefined, { cacheTimeout: -1, staticNetwork: true });
+  });
+  after(async () => {
+    provider.destroy();
+    await devnet.close();
+  });
+
+  it('answers with the network chain id', async () => {
+    expect((await provider.getNetwork()).chainId).to.equal(11155111n);
+  });
+
+  it('lists the prefunded accounts of the well-known mnemonic', async () => {
+    const [first] = sandboxAccounts();
+    expect(first.address).to.equal('0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266');
+    expect(await provider.getBalance(first.address)).to.equal(10n ** 22n);
+  });
+
+  it('mines sent transactions with default client fee settings', async () => {
+    const [a, b] = sandboxAccounts();
+    const wallet = new Wallet(a.privateKey, provider);
+    const before = await provider.getBalance(b.address);
+    const first = await wallet.sendTransaction({ to: b.address, value: parseEther('1') });
+    const second = await wallet.sendTransaction({ to: b.address, value: parseEther('2') });
+    const [r1, r2] = await Promise.all([first.wait(), second.wait()]);
+    expect(r1?.status).to.equal(1);
+    expect(r2?.status).to.equal(1);
+    expect(r2!.blockNumber).to.be.greaterThan(r1!.blockNumber);
+    expect(await provider.getBalance(b.address)).to.equal(before + parseEther('3'));
+  });
+
+  it('answers batches in order with ids echoed exactly and passes node errors on', async () => {
+    const res = await fetch(devnet.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '[{"jsonrpc":"2.0","id":12345678901234567890,"method":"eth_chainId"},{"jsonrpc":"2.0","id":"x","method":"no_such_method"}]',
+    });
+    const text = await res.text();
+    expect(text).to.contain('"id":12345678901234567890,"result":"0xaa36a7"');
+    const [, second] = JSON.parse(text);
+    expect(second.id).to.equal('x');
+    expect(second.error.code).to.be.a('number');
+  });
+
+  it('refuses GET', async () => {
+    const res = await fetch(devnet.url);
+    expect(res.status).to.equal(405);
+  });
+});
+
+describe('sandbox: devnet pool', () => {
+  it('starts each network once, on first use, and answers with its chain id', async () => {
+    const pool = new DevnetPool();
+    try {
+      expect(pool.started()).to.deep.equal([]);
+      const [u1, u2] = await Promise.all([pool.urlFor('base', 8453), pool.urlFor('base', 8453)]);
+      expect(u1).to.equal(u2);
+      const other = await pool.urlFor('polygon', 137);
+      expect(other).to.not.equal(u1);
+      expect(pool.started()).to.deep.equal(['base', 'polygon']);
+      const provider = new JsonRpcProvider(other, undefined, { staticNetwork: true });
+      expect((await provider.getNetwork()).chainId).to.equal(137n);
+      provider.destroy();
+    } finally {
+      await pool.close();
+    }
+  });
+});
