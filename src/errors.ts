@@ -39,6 +39,7 @@ export const ERRORS = {
   KEY_CONFLICT: entry(400, -32600, 'BAD_REQUEST', 'Two different API keys were sent; send one'),
   PLAN_FORBIDDEN: entry(403, -32003, 'FORBIDDEN', 'Your plan does not include this API'),
   RELAY_FORBIDDEN: entry(403, -32003, 'FORBIDDEN', 'Your plan does not include the ledger JSON-RPC relay'),
+  HOST_NOT_ALLOWED: entry(403, -32000, 'FORBIDDEN', 'Host or Origin not allowed (DNS-rebinding protection)'),
   RATE_LIMITED: entry(429, -32005, 'RATE_LIMITED', 'Limit exceeded: requests per second'),
   QUOTA_EXHAUSTED: entry(429, -32005, 'RATE_LIMITED', 'Limit exceeded: monthly quota exhausted'),
   WRITES_LIMITED: entry(429, -32005, 'RATE_LIMITED', 'Limit exceeded: transaction submissions per second'),
