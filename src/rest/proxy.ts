@@ -1,0 +1,82 @@
+/**
+ * Mirror-node REST passthrough: `GET /api/v1/...` forwarded with its query string, answered with the upstream's status,
+ * content type and body. Client credentials stay at the gateway; the operator's mirror credential may be added.
+ */
+import { pipeline } from 'node:stream/promises';
+import type { ApiContext, ApiHandler } from '../edge/types.js';
+import type { UpstreamResolver } from '../edge/upstreams.js';
+import { GatewayError } from '../errors.js';
+import { upstreamDuration, upstreamRequests } from '../metrics.js';
+import { createAgent, forwardableRequestHeaders, forwardableResponseHeaders, publicBase, upstreamFailure } from './upstream.js';
+import { rewriteNextLinks } from './links.js';
+
+const ALLOWED = 'GET, HEAD';
+
+export function createRestProxy(opts: { upstreams: UpstreamResolver; timeoutMs: number }): ApiHandler {
+  const agent = createAgent(opts.timeoutMs);
+
+  return {
+    async handle(ctx: ApiContext): Promise<void> {
+      const { req, res, route } = ctx;
+      const method = req.method ?? 'GET';
+      if (method !== 'GET' && method !== 'HEAD') throw new GatewayError('METHOD_NOT_ALLOWED', `use ${ALLOWED}`, undefined, { Allow: ALLOWED });
+      await ctx.admit(1);
+      const network = route.network;
+      if (!network) throw new GatewayError('NOT_FOUND');
+      const { mirrorUrl, mirrorApiKey } = await opts.upstreams(network);
+      if (!mirrorUrl) throw new GatewayError('UPSTREAM_NOT_CONFIGURED');
+      const upstreamBase = mirrorUrl.replace(/\/+$/, '');
+
+      const headers = forwardableRequestHeaders(req.headers);
+      if (mirrorApiKey) headers['x-api-key'] = mirrorApiKey;
+      const labels = { network: network.id, upstream: 'mirror' };
+      const stop = upstreamDuration.startTimer(labels);
+      let upstream;
+      try {
+        upstream = await agent.request({ ...splitUrl(upstreamBase, route.apiPath), method, headers });
+      } catch (err) {
+        upstreamRequests.inc({ ...labels, outcome: 'error' });
+        throw upstreamFailure(err);
+      } finally {
+        stop();
+      }
+      upstreamRequests.inc({ ...labels, outcome: String(upstream.statusCode) });
+
+      const outHeaders = forwardableResponseHeaders(upstream.headers);
+      const type = String(upstream.headers['content-type'] ?? '');
+      // Only JSON list pages carry links.next; everything else streams through untouched.
+      const mayLink = method === 'GET' && upstream.statusCode === 200 && type.includes('json') && !upstream.headers['content-encoding'];
+      if (!mayLink) {
+        res.writeHead(upstream.statusCode, outHeaders);
+        await pipeline(upstream.body, res);
+        return;
+      }
+      let text: string;
+      try {
+        text = await upstream.body.text();
+      } catch (err) {
+        throw upstreamFailure(err);
+      }
+      const body = rewriteNextLinks(text, upstreamBase, publicBase(req, route.publicPrefix, route.pathKey));
+      res.writeHead(upstream.statusCode, { ...outHeaders, 'content-length': Buffer.byteLength(body) });
+      res.end(body);
+    },
+
+    renderError(err: GatewayError, ctx: ApiContext): void {
+      const { res } = ctx;
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      const body = JSON.stringify({ _status: { messages: [{ message: err.message }] } });
+      res.writeHead(err.http, { ...err.headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+      res.end(ctx.req.method === 'HEAD' ? undefined : body);
+    },
+  };
+}
+
+/** undici wants origin and path apart; an upstream base with a path (`https://host/mirror`) keeps it. */
+function splitUrl(base: string, apiPath: string): { origin: string; path: string } {
+  const url = new URL(base);
+  return { origin: url.origin, path: url.pathname.replace(/\/+$/, '') + apiPath };
+}
