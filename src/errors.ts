@@ -37,6 +37,12 @@ export const ERRORS = {
   KEY_MISSING: entry(401, -32001, 'UNAUTHENTICATED', `API key missing. ${AUTH_HOWTO}`),
   KEY_INVALID: entry(401, -32001, 'UNAUTHENTICATED', `API key not recognised or revoked. ${AUTH_HOWTO}`),
   KEY_CONFLICT: entry(400, -32600, 'BAD_REQUEST', 'Two different API keys were sent; send one'),
+  // Key administration (key page, keys CLI).
+  KEY_NOT_FOUND: entry(404, -32602, 'NOT_FOUND', 'No API key with that id'),
+  ACCOUNT_NOT_FOUND: entry(404, -32602, 'NOT_FOUND', 'No account with that id'),
+  PLAN_UNKNOWN: entry(400, -32602, 'BAD_USER_INPUT', 'Unknown plan'),
+  FORM_REFUSED: entry(403, -32600, 'FORBIDDEN', 'Form submission refused (it did not come from this page); reload the page and submit it again'),
+  KEY_STORE_LOCKED: entry(503, -32603, 'SERVICE_UNAVAILABLE', 'The embedded key store is in use by another process'),
   PLAN_FORBIDDEN: entry(403, -32003, 'FORBIDDEN', 'Your plan does not include this API'),
   RELAY_FORBIDDEN: entry(403, -32003, 'FORBIDDEN', 'Your plan does not include the ledger JSON-RPC relay'),
   HOST_NOT_ALLOWED: entry(403, -32000, 'FORBIDDEN', 'Host or Origin not allowed (DNS-rebinding protection)'),
