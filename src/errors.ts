@@ -71,6 +71,10 @@ export const ERRORS = {
   WRITES_NOT_CONFIGURED: entry(200, -32603, 'BAD_REQUEST', 'Writes are not configured on this network: no operator account'),
   SUBMISSION_FAILED: entry(200, -32000, 'BAD_REQUEST', 'Transaction was not accepted by the network'),
   MIRROR_UNAVAILABLE: entry(200, -32020, 'BAD_GATEWAY', 'Mirror node unavailable'),
+  // Mirror-node REST answers in the real mirror node's words (`Invalid parameter: <name>`).
+  MIRROR_INVALID_PARAMETER: entry(400, -32602, 'BAD_USER_INPUT', 'Invalid parameter'),
+  MIRROR_UNKNOWN_PARAMETER: entry(400, -32602, 'BAD_USER_INPUT', 'Unknown query parameter'),
+  CONTRACT_REVERT_EXECUTED: entry(400, 3, 'BAD_REQUEST', 'CONTRACT_REVERT_EXECUTED'),
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorName = keyof typeof ERRORS;
