@@ -1,0 +1,29 @@
+import type { IncomingMessage } from 'node:http';
+import { GatewayError } from '../errors.js';
+
+/** Reads a request body, refusing early (by Content-Length) or as soon as the stream passes the limit. */
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (declared > limit) return Promise.reject(tooLarge(req, limit));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.removeAllListeners('data');
+        reject(tooLarge(req, limit));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.once('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
+    req.once('error', reject);
+  });
+}
+
+function tooLarge(req: IncomingMessage, limit: number): GatewayError {
+  // The rest of the body is not worth reading; close the connection once the answer is out.
+  req.resume();
+  return new GatewayError('BODY_TOO_LARGE', `at most ${limit} bytes`, undefined, { connection: 'close' });
+}

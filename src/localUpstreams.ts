@@ -1,0 +1,62 @@
+import type { Config, LedgerConfig } from './config/schema.js';
+import type { NetworkRef } from './edge/route.js';
+import type { NetworkUpstreams } from './edge/upstreams.js';
+import { DevnetPool } from './sandbox/devnets.js';
+import { startEvmGraphql } from './sandbox/graphql/evm.js';
+import { startLedgerSandbox, type LedgerSandbox } from './sandbox/index.js';
+
+/** The ledger config of a sandbox network: its stand-in URLs and its operator. */
+export function sandboxLedgerConfig(sandbox: LedgerSandbox): LedgerConfig {
+  return {
+    mirrorUrl: sandbox.mirrorUrl,
+    consensus: sandbox.consensus,
+    operatorId: sandbox.operator.accountId,
+    operatorKey: sandbox.operator.privateKey,
+    graphqlUrl: sandbox.graphqlUrl,
+    maxGas: 15_000_000,
+    maxFeeTinybar: 2_000_000_000,
+  };
+}
+
+/**
+ * Local stand-ins for networks without configured upstreams, each started on first use (concurrent first uses share
+ * one start) so twenty networks cost nothing until someone calls them.
+ */
+export class LocalUpstreams {
+  private readonly devnets = new DevnetPool();
+  private readonly ledgers = new Map<string, Promise<LedgerSandbox>>();
+  private readonly evmGraphql = new Map<string, Promise<{ url: string; close(): Promise<void> }>>();
+
+  constructor(private readonly config: Config) {}
+
+  ledger(network: NetworkRef): Promise<LedgerSandbox> {
+    let started = this.ledgers.get(network.id);
+    if (!started) {
+      started = startLedgerSandbox({ chainId: network.network.chainId, blockIntervalMs: this.config.sandbox.blockIntervalMs, host: '127.0.0.1' });
+      this.ledgers.set(network.id, started);
+    }
+    return started;
+  }
+
+  async upstreams(network: NetworkRef): Promise<NetworkUpstreams> {
+    if (network.chain.kind === 'ledger') {
+      const sandbox = await this.ledger(network);
+      return { rpc: [], mirrorUrl: sandbox.mirrorUrl, graphqlUrl: sandbox.graphqlUrl };
+    }
+    const rpcUrl = await this.devnets.urlFor(network.id, network.network.chainId);
+    if (!network.network.apis.includes('beta-graphql')) return { rpc: [rpcUrl] };
+    let gql = this.evmGraphql.get(network.id);
+    if (!gql) {
+      gql = startEvmGraphql(rpcUrl, { host: '127.0.0.1' });
+      this.evmGraphql.set(network.id, gql);
+    }
+    return { rpc: [rpcUrl], graphqlUrl: (await gql).url };
+  }
+
+  async close(): Promise<void> {
+    const settled = async <T extends { close(): Promise<void> }>(p: Promise<T>) => (await p.catch(() => undefined))?.close();
+    await Promise.all([...this.evmGraphql.values()].map(settled));
+    await Promise.all([...this.ledgers.values()].map(settled));
+    await this.devnets.close();
+  }
+}

@@ -1,0 +1,88 @@
+import { expect } from 'chai';
+import { loadConfig } from '../../src/config/load.js';
+import { Router } from '../../src/edge/route.js';
+import { GatewayError } from '../../src/errors.js';
+
+const config = loadConfig({ env: {} });
+const router = new Router(config);
+
+function resolveError(host: string, url: string): GatewayError {
+  try {
+    router.resolve(host, url);
+  } catch (err) {
+    return err as GatewayError;
+  }
+  throw new Error(`expected ${host}${url} to be refused`);
+}
+
+describe('host routing', () => {
+  it('serves 20 chains, each with a mainnet, and the four test networks', () => {
+    const chains = Object.keys(config.chains);
+    expect(chains).to.have.length(20);
+    const ids = router.networks().map((n) => n.id);
+    expect(ids).to.include.members(['hedera', 'hedera-testnet', 'ethereum', 'ethereum-sepolia', 'ethereum-hoodi', 'base', 'base-sepolia']);
+    expect(ids).to.have.length(24);
+  });
+
+  describe('every network of the catalogue routes by host and by bare-domain path', () => {
+    for (const network of new Router(config).networks()) {
+      it(`${network.id} (chain id ${network.network.chainId})`, () => {
+        const byHost = router.resolve(`${network.id}.localhost:8080`, '/rpc');
+        expect(byHost.api).to.equal('rpc');
+        expect(byHost.network?.id).to.equal(network.id);
+        const byPath = router.resolve('localhost:8080', `/${network.id}/rpc`);
+        expect(byPath.network?.id).to.equal(network.id);
+        expect(byPath.apiPath).to.equal('/rpc');
+        for (const ip of ['127.0.0.1:8080', '[::1]:8080']) expect(router.resolve(ip, `/${network.id}/rpc`).network?.id).to.equal(network.id);
+      });
+    }
+  });
+
+  it('uses the real chain ids', () => {
+    const id = (n: string) => router.network(n)!.network.chainId;
+    expect([id('hedera'), id('hedera-testnet'), id('ethereum'), id('ethereum-sepolia'), id('ethereum-hoodi'), id('base-sepolia')]).to.deep.equal([
+      295, 296, 1, 11155111, 560048, 84532,
+    ]);
+  });
+
+  it('maps the ledger legacy hosts to the current networks', () => {
+    for (const suffix of config.server.legacyDomains) {
+      expect(router.resolve(`mainnet.hedera.api.${suffix}`, '/v1/graphql').network?.id).to.equal('hedera');
+      expect(router.resolve(`testnet.hedera.api.${suffix}`, '/api/v1/blocks?limit=1')).to.include({ api: 'rest', apiPath: '/api/v1/blocks?limit=1' });
+    }
+  });
+
+  it('selects the API by path, keeping the query string', () => {
+    expect(router.resolve('hedera.localhost', '/api/v1/accounts/0.0.2?limit=1')).to.include({ api: 'rest', apiPath: '/api/v1/accounts/0.0.2?limit=1' });
+    expect(router.resolve('hedera.localhost', '/v1/graphql').api).to.equal('graphql');
+    expect(router.resolve('ethereum.localhost', '/beta/graphql').api).to.equal('beta-graphql');
+    expect(router.resolve('mcp.localhost', '/mcp').api).to.equal('mcp');
+    expect(router.resolve('localhost', '/mcp').api).to.equal('mcp');
+    expect(router.resolve('app.localhost', '/keys/new?name=x').api).to.equal('keys');
+    expect(router.resolve('anything.example', '/healthz').api).to.equal('ops');
+  });
+
+  it('takes the key from /v1/<key>/ and maps /v1/<key>/graphql to /v1/graphql', () => {
+    expect(router.resolve('hedera-testnet.localhost', '/v1/pk_prod_abc/rpc')).to.include({ apiPath: '/rpc', pathKey: 'pk_prod_abc', publicPrefix: '/v1/***' });
+    expect(router.resolve('hedera-testnet.localhost', '/v1/pk_prod_abc/graphql')).to.include({ api: 'graphql', apiPath: '/v1/graphql' });
+    expect(router.resolve('hedera-testnet.localhost', '/v1/pk_prod_abc/api/v1/accounts')).to.include({ api: 'rest', apiPath: '/api/v1/accounts' });
+    expect(router.resolve('localhost', '/hedera-testnet/v1/pk_prod_abc/rpc')).to.include({ apiPath: '/rpc', pathKey: 'pk_prod_abc', publicPrefix: '/hedera-testnet/v1/***' });
+  });
+
+  it('answers unknown hosts, chains, networks and paths with 404 that never echo a key', () => {
+    expect(resolveError('example.com', '/rpc').http).to.equal(404);
+    expect(resolveError('dogecoin.localhost', '/rpc').message).to.contain('dogecoin');
+    expect(resolveError('ethereum-goerli.localhost', '/rpc').http).to.equal(404);
+    const unknownPath = resolveError('ethereum.localhost', '/v1/pk_prod_secret123/nope');
+    expect(unknownPath.http).to.equal(404);
+    expect(unknownPath.message).not.to.contain('pk_prod_secret123');
+    expect(resolveError('localhost', '/rpc').message).to.contain('/hedera-testnet/rpc');
+  });
+
+  it('says which APIs a network offers when asked for one it does not', () => {
+    const err = resolveError('ethereum-sepolia.localhost', '/api/v1/blocks');
+    expect(err.http).to.equal(404);
+    expect(err.message).to.contain('offers rpc');
+    expect(resolveError('base.localhost', '/v1/graphql').message).to.contain('base offers rpc');
+  });
+});
