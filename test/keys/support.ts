@@ -1,0 +1,32 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { defaultPlans } from '../../src/config/catalogue.js';
+import { configSchema, type Config } from '../../src/config/schema.js';
+import { openKeyStore, type KeyStore } from '../../src/keys/store.js';
+import { POSTGRES_URL } from '../support/services.js';
+
+/** The catalogue's plans and key settings after schema defaults, as the gateway sees them. */
+export function keyConfig(keys: Partial<Config['keys']> = {}): { keys: Config['keys']; plans: Config['plans'] } {
+  const config = configSchema.parse({ chains: {}, plans: defaultPlans(), keys });
+  return { keys: config.keys, plans: config.plans };
+}
+
+/** A throw-away schema on the test Postgres, so concurrent runs never share tables. */
+export async function postgresSchema(): Promise<{ url: string; drop(): Promise<void> }> {
+  const schema = `keys_test_${randomBytes(5).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: POSTGRES_URL });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  const separator = POSTGRES_URL.includes('?') ? '&' : '?';
+  return {
+    url: `${POSTGRES_URL}${separator}options=${encodeURIComponent(`-c search_path=${schema}`)}`,
+    async drop() {
+      await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+      await admin.end();
+    },
+  };
+}
+
+export async function memoryStore(keys: Partial<Config['keys']> = {}): Promise<KeyStore> {
+  return openKeyStore(keyConfig({ dataDir: 'memory://', ...keys }));
+}
