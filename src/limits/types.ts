@@ -13,13 +13,20 @@ export interface LimitDecision {
   resetSeconds: number;
   /** Retry-After, when refused. */
   retryAfterSeconds?: number;
+  /** Why a refusal will not go away by waiting (a batch larger than the plan's burst). */
+  detail?: string;
 }
 
 /** Charges requests to a key's shared budget and monthly quota. */
 export interface Limiter {
+  /** `memory` or `redis`: for metric labels and readiness output. */
+  readonly backend: 'memory' | 'redis';
   charge(key: VerifiedKey, cost: number): Promise<LimitDecision>;
   /** The separate budget of eth_sendRawTransaction. */
   chargeWrite(key: VerifiedKey): Promise<LimitDecision>;
+  /** Readiness: true when the backend answers (always for memory). */
+  ping(): Promise<boolean>;
+  /** Persists every pending usage count; graceful shutdown loses none. */
   close(): Promise<void>;
 }
 

@@ -1,0 +1,38 @@
+import { Counter, Gauge, Histogram } from 'prom-client';
+import { registry } from '../metrics.js';
+
+/** Labels are a reason or a backend name, never a key or key id. */
+export type RefusalReason = 'rate' | 'quota' | 'plan' | 'writes';
+
+export const limitRefusals = new Counter({
+  name: 'gateway_limit_refusals_total',
+  help: 'Requests refused by the limits: rate (budget), quota (monthly), plan (API or relay not included), writes',
+  labelNames: ['reason'] as const,
+  registers: [registry],
+});
+
+export const limiterBackendErrors = new Counter({
+  name: 'gateway_limiter_backend_errors_total',
+  help: 'Limiter decisions that could not reach their backend (answered by the failure policy)',
+  labelNames: ['backend'] as const,
+  registers: [registry],
+});
+
+export const limiterDegraded = new Gauge({
+  name: 'gateway_limiter_degraded',
+  help: '1 while the limiter backend is unreachable and the failure policy is answering',
+  labelNames: ['backend'] as const,
+  registers: [registry],
+});
+
+export const limiterDuration = new Histogram({
+  name: 'gateway_limiter_duration_seconds',
+  help: 'Time the limiter takes to decide one charge',
+  labelNames: ['backend'] as const,
+  buckets: [0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 0.5],
+  registers: [registry],
+});
+
+export function countRefusal(reason: RefusalReason): void {
+  limitRefusals.inc({ reason });
+}
