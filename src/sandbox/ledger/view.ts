@@ -22,6 +22,8 @@ export interface LedgerAccount {
   evmAddress: string;
   /** Compressed ECDSA secp256k1 public key (0x + 66 hex), if known. */
   publicKey?: string;
+  /** ED25519 public key (0x + 64 hex), for accounts keyed that way (the sandbox's operator, 0.0.2). */
+  ed25519PublicKey?: string;
   /** True for contracts (served under /contracts/{id} as well). */
   isContract: boolean;
   createdTimestamp: string;
@@ -60,6 +62,11 @@ export interface LedgerTransaction {
   index: number;
   /** For ETHEREUMTRANSACTION: the 32-byte Ethereum hash; the EVM knows the transaction by it. */
   ethHash?: string;
+  /**
+   * For ETHEREUMTRANSACTION: whether the EVM executed it. False when the ledger refused it first (WRONG_NONCE,
+   * WRONG_CHAIN_ID, INSUFFICIENT_PAYER_BALANCE, ...): then the EVM does not know `ethHash`.
+   */
+  evmExecuted?: boolean;
   /** For ETHEREUMTRANSACTION: the contract called or created, `0.0.<num>`, if any. */
   contractId?: string;
   /** For FILECREATE/FILEAPPEND: the file. */

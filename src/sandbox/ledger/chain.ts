@@ -1,0 +1,562 @@
+/**
+ * The ledger sandbox's state machine: accounts with ids, a file service, and Ethereum transactions executed by a
+ * real EVM, recorded in record-file blocks with consensus timestamps and fees in tinybar.
+ *
+ * Like the ledger, it works in two steps. A submission is prechecked at once (payer, fee, duplicate id, decodable
+ * Ethereum data) and answered with a precheck status; it is then handled when the next block closes, in submission
+ * order, and its receipt carries the final status (SUCCESS, WRONG_NONCE, CONTRACT_REVERT_EXECUTED, ...).
+ * Block N of the ledger is block N of the EVM: the sandbox mines the EVM itself when a record file closes.
+ */
+import { createHash } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { PrivateKey, type PublicKey } from '@hashgraph/sdk';
+import type { Transaction } from 'ethers';
+import { OPERATOR_ED25519_KEY, PREFUNDED_WEIBAR, sandboxAccounts } from '../accounts.js';
+import { EvmNode, EvmRpcError } from '../evm.js';
+import { decodeSigned, withCallData } from './ethereum.js';
+import { FileStore } from './files.js';
+import {
+  ConsensusClock,
+  entityId,
+  entityNum,
+  longZeroAddress,
+  recordFileName,
+  timestampString,
+} from './ids.js';
+import type { LedgerAccount, LedgerBlock, LedgerTransaction, LedgerView } from './view.js';
+
+const WEIBAR_PER_TINYBAR = 10n ** 10n;
+/** The treasury, which the sandbox also makes the operator a relay signs with. */
+export const OPERATOR_ACCOUNT = '0.0.2';
+export const NODE_ACCOUNT = '0.0.3';
+/** Where the ledger collects fees. */
+export const FEE_COLLECTOR_ACCOUNT = '0.0.98';
+const OPERATOR_WEIBAR = 10n ** 9n * 10n ** 8n * WEIBAR_PER_TINYBAR;
+const FIRST_USER_NUM = 1001;
+/** The ledger's per-transaction gas ceiling. */
+export const MAX_GAS_PER_TRANSACTION = 15_000_000n;
+/** The ledger's gas price, in tinybar per gas (what /network/fees reports; 710 gwei in weibar). */
+const GAS_PRICE_TINYBAR = 71;
+
+/** Fixed service fees in tinybar, charged to the payer; an Ethereum transaction's gas is charged to its sender. */
+export const FEES_TINYBAR = {
+  FILECREATE: 5_000_000n,
+  FILEAPPEND: 5_000_000n,
+  FILEDELETE: 700_000n,
+  ETHEREUMTRANSACTION: 100_000n,
+} as const;
+
+export interface LedgerChainOptions {
+  chainId: number;
+  /** Record-file interval in ms; 0 closes a block as soon as a transaction arrives. Default 2000. */
+  blockIntervalMs?: number;
+  /** Where unexpected failures while closing a block are reported (the chain keeps running). */
+  onError?: (err: unknown) => void;
+}
+
+/** What every submission carries, as the consensus node received it. */
+export interface Submission {
+  /** `0.0.<payer>-<seconds>-<nanos>` */
+  transactionId: string;
+  payer: string;
+  /** 48-byte hash (SHA-384) of the signed transaction bytes, 0x hex. */
+  hash: string;
+  /** The payer's fee ceiling (the transaction body's `transactionFee`), if it set one. */
+  maxFeeTinybar?: bigint;
+}
+
+export interface EthereumSubmission extends Submission {
+  ethereumData: Uint8Array;
+  callDataFileId?: string;
+  maxGasAllowanceTinybar: bigint;
+}
+
+type Work =
+  | { name: 'FILECREATE'; contents: Uint8Array }
+  | { name: 'FILEAPPEND'; fileId: string; contents: Uint8Array }
+  | { name: 'FILEDELETE'; fileId: string }
+  | { name: 'ETHEREUMTRANSACTION'; tx: Transaction; callDataFileId?: string };
+type Pending = Submission & Work;
+
+/** How one pending item ended before the block's EVM results are known. */
+interface Handled {
+  item: Pending;
+  consensusNs: bigint;
+  result: string;
+  feeTinybar: bigint;
+  transfers: Map<string, bigint>;
+  fileId?: string;
+  contractId?: string;
+  /** The full signed transaction (call data from the file included) for Ethereum transactions. */
+  eth?: Transaction;
+  evmExecuted?: boolean;
+}
+
+export interface Receipt {
+  /** UNKNOWN while the transaction waits for its block. */
+  status: string;
+  transaction?: LedgerTransaction;
+}
+
+export class LedgerChain extends EventEmitter implements LedgerView {
+  readonly nodeAccountId = NODE_ACCOUNT;
+  readonly operator: { accountId: string; privateKey: PrivateKey };
+  readonly blockIntervalMs: number;
+
+  readonly #clock = new ConsensusClock();
+  readonly #files = new FileStore();
+  readonly #accounts: LedgerAccount[] = [];
+  readonly #byId = new Map<string, LedgerAccount>();
+  readonly #byAddress = new Map<string, LedgerAccount>();
+  readonly #keys = new Map<string, PublicKey>();
+  readonly #blocks: LedgerBlock[] = [];
+  readonly #blockByHash = new Map<string, LedgerBlock>();
+  readonly #transactions: LedgerTransaction[] = [];
+  readonly #txById = new Map<string, LedgerTransaction>();
+  readonly #txByEthHash = new Map<string, LedgerTransaction>();
+  readonly #pending: Pending[] = [];
+  readonly #pendingIds = new Set<string>();
+  readonly #onError: (err: unknown) => void;
+  #nextNum = FIRST_USER_NUM;
+  #lock: Promise<unknown> = Promise.resolve();
+  #timer: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  private constructor(
+    readonly chainId: number,
+    readonly evm: EvmNode,
+    opts: LedgerChainOptions,
+  ) {
+    super();
+    this.blockIntervalMs = opts.blockIntervalMs ?? 2_000;
+    this.#onError = opts.onError ?? ((err) => console.error('ledger sandbox:', err));
+    this.operator = { accountId: OPERATOR_ACCOUNT, privateKey: PrivateKey.fromBytesED25519(Buffer.from(OPERATOR_ED25519_KEY.slice(2), 'hex')) };
+  }
+
+  static async create(opts: LedgerChainOptions): Promise<LedgerChain> {
+    const prefunded = sandboxAccounts();
+    const evm = await EvmNode.start({
+      chainId: opts.chainId,
+      automine: false,
+      accounts: prefunded.map((a) => ({ privateKey: a.privateKey, balance: PREFUNDED_WEIBAR })),
+      balances: [{ address: longZeroAddress(entityNum(OPERATOR_ACCOUNT)!), balance: OPERATOR_WEIBAR }],
+    });
+    const chain = new LedgerChain(opts.chainId, evm, opts);
+    await chain.#genesis(prefunded);
+    return chain;
+  }
+
+  async #genesis(prefunded: Array<{ address: string; privateKey: string }>): Promise<void> {
+    const ns = this.#clock.next();
+    const created = timestampString(ns);
+    this.#register({ num: entityNum(OPERATOR_ACCOUNT), key: this.operator.privateKey.publicKey, created });
+    this.#register({ num: entityNum(NODE_ACCOUNT), created });
+    this.#register({ num: entityNum(FEE_COLLECTOR_ACCOUNT), created });
+    for (const a of prefunded) {
+      this.#register({ evmAddress: a.address, key: PrivateKey.fromStringECDSA(a.privateKey).publicKey, created });
+    }
+    const genesis = (await this.evm.request({ method: 'eth_getBlockByNumber', params: ['0x0', false] })) as EvmBlock;
+    this.#recordBlock(genesis, ns, ns, []);
+    if (this.blockIntervalMs > 0) {
+      this.#timer = setInterval(() => void this.closeBlock(), this.blockIntervalMs);
+      // The sandbox's servers keep the process alive, not the record-file clock.
+      this.#timer.unref();
+    }
+  }
+
+  // ----- read side (LedgerView) -----
+
+  blocks(): readonly LedgerBlock[] {
+    return this.#blocks;
+  }
+  blockByNumber(n: number): LedgerBlock | undefined {
+    return this.#blocks[n];
+  }
+  blockByHash(hash: string): LedgerBlock | undefined {
+    return this.#blockByHash.get(hash.toLowerCase().slice(0, 66));
+  }
+  transactions(): readonly LedgerTransaction[] {
+    return this.#transactions;
+  }
+  transactionByEthHash(hash: string): LedgerTransaction | undefined {
+    return this.#txByEthHash.get(hash.toLowerCase());
+  }
+  transactionById(transactionId: string): LedgerTransaction | undefined {
+    return this.#txById.get(transactionId);
+  }
+  account(idOrAddress: string): LedgerAccount | undefined {
+    if (idOrAddress.startsWith('0x')) return this.#byAddress.get(idOrAddress.toLowerCase());
+    return this.#byId.get(idOrAddress);
+  }
+  accounts(): readonly LedgerAccount[] {
+    return this.#accounts;
+  }
+  async balanceTinybar(account: LedgerAccount): Promise<bigint> {
+    return (await this.#weibar(account.evmAddress)) / WEIBAR_PER_TINYBAR;
+  }
+  gasPriceTinybar(): number {
+    return GAS_PRICE_TINYBAR;
+  }
+
+  /** The key that must sign for an account, if it has one. */
+  accountKey(id: string): PublicKey | undefined {
+    return this.#keys.get(id);
+  }
+
+  fileContents(fileId: string): Buffer | undefined {
+    return this.#files.get(fileId)?.contents;
+  }
+
+  /** The receipt as the ledger would answer it; undefined when the transaction id was never submitted. */
+  receipt(transactionId: string): Receipt | undefined {
+    const tx = this.#txById.get(transactionId);
+    if (tx) return { status: tx.result, transaction: tx };
+    return this.#pendingIds.has(transactionId) ? { status: 'UNKNOWN' } : undefined;
+  }
+
+  // ----- write side -----
+
+  /** Prechecks and queues an EthereumTransaction; returns the precheck status (OK when queued). */
+  async submitEthereumTransaction(s: EthereumSubmission): Promise<string> {
+    const tx = decodeSigned(s.ethereumData);
+    if (!tx) return 'INVALID_ETHEREUM_TRANSACTION';
+    if (tx.gasLimit > MAX_GAS_PER_TRANSACTION) return 'MAX_GAS_LIMIT_EXCEEDED';
+    if (s.callDataFileId !== undefined && entityNum(s.callDataFileId) === undefined) return 'INVALID_FILE_ID';
+    // The payer must be able to cover the gas it offers to pay on the sender's behalf, as well as the fee.
+    return this.#enqueue(s, { name: 'ETHEREUMTRANSACTION', tx, callDataFileId: s.callDataFileId }, FEES_TINYBAR.ETHEREUMTRANSACTION, s.maxGasAllowanceTinybar);
+  }
+
+  async createFile(s: Submission & { contents: Uint8Array }): Promise<string> {
+    return this.#enqueue(s, { name: 'FILECREATE', contents: s.contents }, FEES_TINYBAR.FILECREATE);
+  }
+
+  async appendFile(s: Submission & { fileId: string; contents: Uint8Array }): Promise<string> {
+    if (entityNum(s.fileId) === undefined) return 'INVALID_FILE_ID';
+    return this.#enqueue(s, { name: 'FILEAPPEND', fileId: s.fileId, contents: s.contents }, FEES_TINYBAR.FILEAPPEND);
+  }
+
+  async deleteFile(s: Submission & { fileId: string }): Promise<string> {
+    if (entityNum(s.fileId) === undefined) return 'INVALID_FILE_ID';
+    return this.#enqueue(s, { name: 'FILEDELETE', fileId: s.fileId }, FEES_TINYBAR.FILEDELETE);
+  }
+
+  async #enqueue(s: Submission, work: Work, feeTinybar: bigint, allowanceTinybar = 0n): Promise<string> {
+    if (this.#closed) return 'PLATFORM_NOT_ACTIVE';
+    const payer = this.#byId.get(s.payer);
+    if (!payer || !this.#keys.has(s.payer)) return 'PAYER_ACCOUNT_NOT_FOUND';
+    if (this.#pendingIds.has(s.transactionId) || this.#txById.has(s.transactionId)) return 'DUPLICATE_TRANSACTION';
+    if (s.maxFeeTinybar !== undefined && s.maxFeeTinybar < feeTinybar) return 'INSUFFICIENT_TX_FEE';
+    if ((await this.balanceTinybar(payer)) < feeTinybar + allowanceTinybar) return 'INSUFFICIENT_PAYER_BALANCE';
+    // The balance read awaited: another submission with the same id may have been queued meanwhile.
+    if (this.#pendingIds.has(s.transactionId)) return 'DUPLICATE_TRANSACTION';
+    this.#pending.push({ ...s, ...work });
+    this.#pendingIds.add(s.transactionId);
+    if (this.blockIntervalMs === 0) void this.#run(() => (this.#pending.length > 0 ? this.#closeBlock() : undefined));
+    return 'OK';
+  }
+
+  /** Closes the current record file now (also when empty) and returns its block. */
+  closeBlock(): Promise<LedgerBlock | undefined> {
+    return this.#run(() => this.#closeBlock());
+  }
+
+  /** Runs block closes one at a time; a failure is reported and the chain carries on. */
+  #run<T>(fn: () => Promise<T> | T): Promise<T | undefined> {
+    const next = this.#lock.then(async () => {
+      if (this.#closed) return undefined;
+      try {
+        return await fn();
+      } catch (err) {
+        this.#onError(err);
+        return undefined;
+      }
+    });
+    this.#lock = next;
+    return next;
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.#timer);
+    await this.#lock;
+    this.#closed = true;
+    await this.evm.close();
+  }
+
+  // ----- handling -----
+
+  async #closeBlock(): Promise<LedgerBlock> {
+    const batch = this.#pending.splice(0);
+    const fromNs = this.#clock.next();
+    const handled: Handled[] = [];
+    for (const item of batch) {
+      const h: Handled = { item, consensusNs: this.#clock.next(), result: 'SUCCESS', feeTinybar: 0n, transfers: new Map() };
+      try {
+        await this.#handle(h);
+      } catch (err) {
+        this.#onError(err);
+        h.result = 'FAIL_INVALID';
+      }
+      handled.push(h);
+    }
+    await this.evm.request({ method: 'evm_mine' });
+    const block = (await this.evm.request({ method: 'eth_getBlockByNumber', params: ['latest', false] })) as EvmBlock;
+    const records: LedgerTransaction[] = [];
+    for (const h of handled) {
+      if (h.evmExecuted) await this.#settleEvmResult(h);
+      records.push(this.#toRecord(h, Number(block.number), records.length));
+      this.#pendingIds.delete(h.item.transactionId);
+    }
+    return this.#recordBlock(block, fromNs, this.#clock.next(), records);
+  }
+
+  async #handle(h: Handled): Promise<void> {
+    const item = h.item;
+    const fee = item.name === 'ETHEREUMTRANSACTION' ? FEES_TINYBAR.ETHEREUMTRANSACTION : FEES_TINYBAR[item.name];
+    const payer = this.#byId.get(item.payer)!;
+    if ((await this.balanceTinybar(payer)) < fee) {
+      h.result = 'INSUFFICIENT_PAYER_BALANCE';
+      return;
+    }
+    await this.#charge(h, item.payer, fee);
+    switch (item.name) {
+      case 'FILECREATE': {
+        h.fileId = entityId(this.#nextNum++);
+        this.#files.create(h.fileId, item.contents);
+        return;
+      }
+      case 'FILEAPPEND':
+      case 'FILEDELETE': {
+        h.fileId = item.fileId;
+        if (!this.#files.get(item.fileId)) h.result = this.#files.known(item.fileId) ? 'FILE_DELETED' : 'INVALID_FILE_ID';
+        else if (item.name === 'FILEAPPEND') this.#files.append(item.fileId, item.contents);
+        else this.#files.delete(item.fileId);
+        return;
+      }
+      case 'ETHEREUMTRANSACTION':
+        return this.#handleEthereum(h, item);
+    }
+  }
+
+  async #handleEthereum(h: Handled, item: Pending & { name: 'ETHEREUMTRANSACTION' }): Promise<void> {
+    let tx: Transaction | undefined = item.tx;
+    if (item.callDataFileId !== undefined && tx.data === '0x') {
+      const file = this.#files.get(item.callDataFileId);
+      if (!file) {
+        h.result = this.#files.known(item.callDataFileId) ? 'FILE_DELETED' : 'INVALID_FILE_ID';
+        return;
+      }
+      tx = withCallData(tx, file.contents);
+      if (!tx) {
+        h.result = 'INVALID_ETHEREUM_TRANSACTION';
+        return;
+      }
+    }
+    h.eth = tx;
+    const from = tx.from!.toLowerCase();
+    this.#seen(from);
+    if (tx.to) this.#seen(tx.to.toLowerCase());
+    if (tx.chainId !== 0n && tx.chainId !== BigInt(this.chainId)) {
+      h.result = 'WRONG_CHAIN_ID';
+      return;
+    }
+    const nonce = BigInt((await this.evm.request({ method: 'eth_getTransactionCount', params: [from, 'pending'] })) as string);
+    if (BigInt(tx.nonce) !== nonce) {
+      h.result = 'WRONG_NONCE';
+      return;
+    }
+    const price = tx.maxFeePerGas ?? tx.gasPrice ?? 0n;
+    const balance = BigInt((await this.evm.request({ method: 'eth_getBalance', params: [from, 'pending'] })) as string);
+    if (balance < tx.gasLimit * price + tx.value) {
+      h.result = 'INSUFFICIENT_PAYER_BALANCE';
+      return;
+    }
+    try {
+      await this.evm.request({ method: 'eth_sendRawTransaction', params: [tx.serialized] });
+      h.evmExecuted = true;
+    } catch (err) {
+      h.result = err instanceof EvmRpcError ? statusForEvmRefusal(err.message) : 'FAIL_INVALID';
+    }
+  }
+
+  /** Reads the executed transaction's receipt: final status, gas fee, created contract, value moved. */
+  async #settleEvmResult(h: Handled): Promise<void> {
+    const tx = h.eth!;
+    const receipt = (await this.evm.request({ method: 'eth_getTransactionReceipt', params: [tx.hash] })) as EvmReceipt | null;
+    if (!receipt) {
+      // Not mined (the EVM kept it back): drop it so it cannot execute later under another record.
+      await this.evm.request({ method: 'hardhat_dropTransaction', params: [tx.hash] }).catch(() => undefined);
+      h.evmExecuted = false;
+      h.result = 'FAIL_INVALID';
+      return;
+    }
+    const gasUsed = BigInt(receipt.gasUsed);
+    const gasFee = (gasUsed * BigInt(receipt.effectiveGasPrice)) / WEIBAR_PER_TINYBAR;
+    h.feeTinybar += gasFee;
+    const from = this.account(tx.from!)!.id;
+    add(h.transfers, from, -gasFee);
+    add(h.transfers, FEE_COLLECTOR_ACCOUNT, gasFee);
+    if (receipt.status === '0x1') {
+      h.result = 'SUCCESS';
+      const value = tx.value / WEIBAR_PER_TINYBAR;
+      if (value > 0n && tx.to) {
+        add(h.transfers, from, -value);
+        add(h.transfers, this.account(tx.to)!.id, value);
+      }
+    } else {
+      h.result = gasUsed === tx.gasLimit ? 'INSUFFICIENT_GAS' : 'CONTRACT_REVERT_EXECUTED';
+    }
+    if (receipt.contractAddress) h.contractId = this.#seen(receipt.contractAddress, true).id;
+    else if (tx.to && (await this.#markIfContract(tx.to))) h.contractId = this.account(tx.to)!.id;
+  }
+
+  #toRecord(h: Handled, blockNumber: number, index: number): LedgerTransaction {
+    const item = h.item;
+    const record: LedgerTransaction = {
+      consensusTimestamp: timestampString(h.consensusNs),
+      transactionId: item.transactionId,
+      payerAccountId: item.payer,
+      name: item.name,
+      result: h.result,
+      chargedTxFeeTinybar: Number(h.feeTinybar),
+      blockNumber,
+      index,
+      transfers: [...h.transfers].filter(([, amount]) => amount !== 0n).map(([account, amount]) => ({ account, amount: Number(amount) })),
+      hash: item.hash,
+    };
+    if (h.fileId) record.fileId = h.fileId;
+    if (item.name === 'ETHEREUMTRANSACTION') {
+      const tx = h.eth ?? item.tx;
+      record.ethHash = tx.hash!;
+      record.evmExecuted = h.evmExecuted === true;
+      if (h.contractId) record.contractId = h.contractId;
+    }
+    return record;
+  }
+
+  #recordBlock(evmBlock: EvmBlock, fromNs: bigint, toNs: bigint, records: LedgerTransaction[]): LedgerBlock {
+    const evmHash = evmBlock.hash.toLowerCase();
+    const previous = this.#blocks.at(-1);
+    const block: LedgerBlock = {
+      number: Number(evmBlock.number),
+      hash: ledgerBlockHash(evmHash),
+      previousHash: previous?.hash ?? `0x${'0'.repeat(96)}`,
+      timestampFrom: timestampString(fromNs),
+      timestampTo: timestampString(toNs),
+      count: records.length,
+      gasUsed: Number(evmBlock.gasUsed),
+      logsBloom: evmBlock.logsBloom,
+      name: recordFileName(fromNs),
+      // Roughly what a record file of this many transactions weighs.
+      size: 256 + records.length * 512,
+    };
+    this.#blocks.push(block);
+    this.#blockByHash.set(evmHash, block);
+    for (const r of records) {
+      this.#transactions.push(r);
+      this.#txById.set(r.transactionId, r);
+      if (r.ethHash) this.#txByEthHash.set(r.ethHash, r);
+      this.emit('transaction', r);
+    }
+    this.emit('block', block);
+    return block;
+  }
+
+  // ----- accounts and balances -----
+
+  #register(a: { num?: number; evmAddress?: string; key?: PublicKey; created: string; isContract?: boolean }): LedgerAccount {
+    const num = a.num ?? this.#nextNum++;
+    const account: LedgerAccount = {
+      id: entityId(num),
+      num,
+      evmAddress: (a.evmAddress ?? longZeroAddress(num)).toLowerCase(),
+      isContract: a.isContract ?? false,
+      createdTimestamp: a.created,
+    };
+    if (a.key) {
+      const raw = `0x${a.key.toStringRaw()}`;
+      if (a.key.type === 'ED25519') account.ed25519PublicKey = raw;
+      else account.publicKey = raw;
+      this.#keys.set(account.id, a.key);
+    }
+    this.#accounts.push(account);
+    this.#byId.set(account.id, account);
+    this.#byAddress.set(account.evmAddress, account);
+    this.#byAddress.set(longZeroAddress(num), account);
+    return account;
+  }
+
+  /** An EVM address the ledger meets for the first time gets an account id (a contract's, when it has code). */
+  #seen(address: string, isContract = false): LedgerAccount {
+    const known = this.account(address);
+    if (known) {
+      if (isContract) known.isContract = true;
+      return known;
+    }
+    return this.#register({ evmAddress: address, created: timestampString(this.#clock.last), isContract });
+  }
+
+  /** Whether the address holds code, remembering it on its account. */
+  async #markIfContract(address: string): Promise<boolean> {
+    const account = this.account(address);
+    if (!account) return false;
+    if (!account.isContract) {
+      const code = (await this.evm.request({ method: 'eth_getCode', params: [address, 'latest'] })) as string;
+      account.isContract = code !== '0x';
+    }
+    return account.isContract;
+  }
+
+  async #weibar(address: string): Promise<bigint> {
+    return BigInt((await this.evm.request({ method: 'eth_getBalance', params: [address, 'latest'] })) as string);
+  }
+
+  /** Moves a service fee from the payer to the fee collector; balances live in the EVM, in weibar. */
+  async #charge(h: Handled, payerId: string, tinybar: bigint): Promise<void> {
+    const payer = this.#byId.get(payerId)!;
+    const collector = this.#byId.get(FEE_COLLECTOR_ACCOUNT)!;
+    const weibar = tinybar * WEIBAR_PER_TINYBAR;
+    await this.#setBalance(payer.evmAddress, (await this.#weibar(payer.evmAddress)) - weibar);
+    await this.#setBalance(collector.evmAddress, (await this.#weibar(collector.evmAddress)) + weibar);
+    h.feeTinybar += tinybar;
+    add(h.transfers, payerId, -tinybar);
+    add(h.transfers, FEE_COLLECTOR_ACCOUNT, tinybar);
+  }
+
+  async #setBalance(address: string, weibar: bigint): Promise<void> {
+    await this.evm.request({ method: 'hardhat_setBalance', params: [address, `0x${weibar.toString(16)}`] });
+  }
+}
+
+interface EvmBlock {
+  number: string;
+  hash: string;
+  gasUsed: string;
+  logsBloom: string;
+}
+
+interface EvmReceipt {
+  status: string;
+  gasUsed: string;
+  effectiveGasPrice: string;
+  contractAddress: string | null;
+}
+
+function add(transfers: Map<string, bigint>, account: string, amount: bigint): void {
+  transfers.set(account, (transfers.get(account) ?? 0n) + amount);
+}
+
+/** 48 bytes: the EVM block hash, then 16 bytes derived from it, so either form finds the block. */
+export function ledgerBlockHash(evmHash: string): string {
+  const tail = createHash('sha256').update(Buffer.from(evmHash.slice(2), 'hex')).digest('hex').slice(0, 32);
+  return `${evmHash.toLowerCase()}${tail}`;
+}
+
+/** The ledger's status for a transaction the EVM refused to take into its pool. */
+function statusForEvmRefusal(message: string): string {
+  const m = message.toLowerCase();
+  if (m.includes('nonce')) return 'WRONG_NONCE';
+  if (m.includes('insufficient funds')) return 'INSUFFICIENT_PAYER_BALANCE';
+  if (m.includes('intrinsic gas') || m.includes('gas limit')) return 'INSUFFICIENT_GAS';
+  if (m.includes('fee') || m.includes('gas price')) return 'INSUFFICIENT_TX_FEE';
+  return 'INVALID_ETHEREUM_TRANSACTION';
+}

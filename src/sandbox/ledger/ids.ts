@@ -1,0 +1,48 @@
+/** Ledger identifiers and clocks: entity ids, long-zero addresses, transaction ids, consensus timestamps. */
+
+export const entityId = (num: number) => `0.0.${num}`;
+
+/** Parses `0.0.<num>` (shard and realm 0 only, as on the sandbox); undefined for anything else. */
+export function entityNum(id: string): number | undefined {
+  const m = /^0\.0\.(\d{1,15})$/.exec(id);
+  return m ? Number(m[1]) : undefined;
+}
+
+/** The EVM address the ledger gives an entity without a key-derived one: 12 zero bytes, then the number. */
+export function longZeroAddress(num: number): string {
+  return `0x${num.toString(16).padStart(40, '0')}`;
+}
+
+/** `0.0.<payer>-<seconds>-<nanos>`, the mirror node's spelling of a transaction id. */
+export function transactionIdString(payer: string, validStartSeconds: bigint | number, validStartNanos: number): string {
+  return `${payer}-${validStartSeconds}-${validStartNanos}`;
+}
+
+/** `<seconds>.<9-digit nanos>` from nanoseconds since the epoch. */
+export function timestampString(ns: bigint): string {
+  return `${ns / 1_000_000_000n}.${(ns % 1_000_000_000n).toString().padStart(9, '0')}`;
+}
+
+export function timestampNs(ts: string): bigint {
+  const [s, n = '0'] = ts.split('.');
+  return BigInt(s) * 1_000_000_000n + BigInt(n.padEnd(9, '0').slice(0, 9));
+}
+
+/** A record file's name, `2026-11-22T03_26_33.000000000Z.rcd.gz`, from its first consensus timestamp. */
+export function recordFileName(ns: bigint): string {
+  const iso = new Date(Number(ns / 1_000_000n)).toISOString().slice(0, 19).replaceAll(':', '_');
+  return `${iso}.${(ns % 1_000_000_000n).toString().padStart(9, '0')}Z.rcd.gz`;
+}
+
+/** Consensus time: wall-clock nanoseconds, but strictly increasing even when the clock stalls or steps back. */
+export class ConsensusClock {
+  #last = 0n;
+  next(): bigint {
+    const now = BigInt(Date.now()) * 1_000_000n;
+    this.#last = now > this.#last ? now : this.#last + 1n;
+    return this.#last;
+  }
+  get last(): bigint {
+    return this.#last;
+  }
+}
