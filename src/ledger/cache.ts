@@ -1,0 +1,73 @@
+/**
+ * The relay's read cache. Ledger blocks are final as soon as the mirror node has them, so blocks, transactions and
+ * receipts, once found, are kept (LRU, bounded by bytes). Answers about the chain head (`latest`) are kept only
+ * for a short time. Identical loads in flight share one promise.
+ */
+import { LRUCache } from 'lru-cache';
+
+export interface CacheStats {
+  hits: number;
+  misses: number;
+  coalesced: number;
+  entries: number;
+  bytes: number;
+}
+
+/** Rough in-memory size: UTF-16 JSON text, which tracks the real footprint closely enough to bound it. */
+function sizeOf(value: unknown): number {
+  const text = JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
+  return Math.max(1, (text?.length ?? 4) * 2);
+}
+
+export class ReadCache {
+  private readonly lru: LRUCache<string, { value: unknown }>;
+  private readonly inFlight = new Map<string, Promise<unknown>>();
+  private readonly counts = { hits: 0, misses: 0, coalesced: 0 };
+
+  constructor(maxBytes: number) {
+    this.lru = new LRUCache({ maxSize: maxBytes, sizeCalculation: (entry) => sizeOf(entry.value) });
+  }
+
+  /** A value that never changes once it exists: kept until evicted. Null (not found yet) is not kept. */
+  final<T>(key: string, load: () => Promise<T>): Promise<T> {
+    return this.through(key, load, (v) => (v === null || v === undefined ? undefined : 0));
+  }
+
+  /** A value about the chain head: kept for `ttlMs` (0 keeps nothing, but loads in flight are still shared). */
+  fresh<T>(key: string, ttlMs: number, load: () => Promise<T>): Promise<T> {
+    return this.through(key, load, () => (ttlMs > 0 ? ttlMs : undefined));
+  }
+
+  /** Stores a value learned another way (a block found by hash is also the block of its number). */
+  put(key: string, value: unknown): void {
+    if (value !== null && value !== undefined) this.lru.set(key, { value });
+  }
+
+  stats(): CacheStats {
+    return { ...this.counts, entries: this.lru.size, bytes: this.lru.calculatedSize };
+  }
+
+  /** `ttlOf` says how long to keep a loaded value: 0 forever, a number of ms, undefined not at all. */
+  private through<T>(key: string, load: () => Promise<T>, ttlOf: (v: T) => number | undefined): Promise<T> {
+    const hit = this.lru.get(key);
+    if (hit) {
+      this.counts.hits++;
+      return Promise.resolve(hit.value as T);
+    }
+    const pending = this.inFlight.get(key);
+    if (pending) {
+      this.counts.coalesced++;
+      return pending as Promise<T>;
+    }
+    this.counts.misses++;
+    const promise = load()
+      .then((value) => {
+        const ttl = ttlOf(value);
+        if (ttl !== undefined) this.lru.set(key, { value }, ttl > 0 ? { ttl } : {});
+        return value;
+      })
+      .finally(() => this.inFlight.delete(key));
+    this.inFlight.set(key, promise);
+    return promise;
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * Simulated execution on the mirror node (POST /api/v1/contracts/call), shared by eth_call and eth_estimateGas.
+ * A revert becomes error code 3 with the revert data, the way Ethereum nodes report it, so ethers and viem decode it.
+ */
+import { GatewayError } from '../errors.js';
+import { address, data, quantity, object } from '../methods/params.js';
+import { toQuantity, weibarToTinybar } from './convert.js';
+import type { MirrorClient } from './mirror.js';
+
+export interface CallRequest {
+  block: string;
+  data?: string;
+  estimate: boolean;
+  from?: string;
+  gas?: number;
+  to?: string;
+  value?: number;
+}
+
+/** A GenericTransaction param as the mirror node's call request (value in tinybar, gas capped at maxGas). */
+export function callRequest(txParam: unknown, block: string, estimate: boolean, maxGas: number): CallRequest {
+  const tx = object(txParam, 'transaction');
+  const input = tx.input ?? tx.data;
+  const req: CallRequest = { block, estimate };
+  if (tx.to !== undefined && tx.to !== null) req.to = address(tx.to, 'transaction.to');
+  if (tx.from !== undefined && tx.from !== null) req.from = address(tx.from, 'transaction.from');
+  if (input !== undefined && input !== null) req.data = data(input, 'transaction.input');
+  if (tx.gas !== undefined && tx.gas !== null) {
+    const gas = quantity(tx.gas, 'transaction.gas');
+    req.gas = Number(gas > BigInt(maxGas) ? BigInt(maxGas) : gas);
+  }
+  if (tx.value !== undefined && tx.value !== null) req.value = Number(weibarToTinybar(quantity(tx.value, 'transaction.value')));
+  return req;
+}
+
+export async function contractCall(mirror: MirrorClient, req: CallRequest): Promise<string> {
+  const { status, body } = await mirror.post('/api/v1/contracts/call', req);
+  if (status === 200) return (body?.result as string | undefined)?.toLowerCase() ?? '0x';
+  const message = body?._status?.messages?.[0] ?? {};
+  if (message.message === 'CONTRACT_REVERT_EXECUTED') {
+    const revertData = typeof message.data === 'string' && message.data !== '' ? message.data.toLowerCase() : '0x';
+    throw new GatewayError('EXECUTION_REVERTED', message.detail || undefined, revertData);
+  }
+  // Calling an address without a contract is not an error on Ethereum: there is simply no return data.
+  if (status === 404 && !req.estimate) return '0x';
+  if (status >= 400 && status < 500 && status !== 404) {
+    throw new GatewayError('INVALID_PARAMS', `mirror node rejected the call: ${[message.message, message.detail].filter(Boolean).join(': ') || `HTTP ${status}`}`);
+  }
+  throw new GatewayError('MIRROR_UNAVAILABLE', `contracts/call answered HTTP ${status}${message.message ? `: ${message.message}` : ''}`);
+}
+
+/** The mirror node's estimate is a 32-byte word; Ethereum wants a quantity. */
+export function estimateToQuantity(result: string): string {
+  return toQuantity(BigInt(result === '0x' ? 0 : result));
+}

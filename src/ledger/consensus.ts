@@ -1,0 +1,105 @@
+/**
+ * Submits signed Ethereum transactions to consensus nodes through @hashgraph/sdk, paid by the operator account.
+ * Call data too large for one ledger transaction is uploaded to the file service first and referenced by file id.
+ */
+import {
+  AccountId,
+  Client,
+  EthereumTransaction,
+  EthereumTransactionData,
+  FileAppendTransaction,
+  FileCreateTransaction,
+  Hbar,
+  PrecheckStatusError,
+  PrivateKey,
+  ReceiptStatusError,
+  type FileId,
+} from '@hashgraph/sdk';
+import { GatewayError } from '../errors.js';
+import type { LedgerConfig } from '../config/schema.js';
+
+/** Call data above this many bytes goes through the file service (a ledger transaction is at most 6 KiB). */
+export const FILE_THRESHOLD_BYTES = 5_120;
+/** The first file chunk (hex characters), as the SDK's EthereumFlow uploads it. */
+const FIRST_CHUNK_HEX = 4_096;
+const SUBMIT_TIMEOUT_MS = 30_000;
+/** Ledger statuses that mean the EVM ran the transaction: Ethereum-wise it is mined, with status 0 or 1. */
+const EXECUTED = new Set(['SUCCESS', 'CONTRACT_REVERT_EXECUTED', 'INSUFFICIENT_GAS', 'CONTRACT_EXECUTION_EXCEPTION', 'MAX_CHILD_RECORDS_EXCEEDED']);
+
+export interface Submission {
+  transactionId: string;
+  status: string;
+  /** Set when the call data went through the file service. */
+  callDataFileId?: string;
+}
+
+/** DER keys carry their type; a bare hex key is taken as ECDSA secp256k1, the key type Ethereum accounts use. */
+export function parseOperatorKey(text: string): PrivateKey {
+  const hex = text.trim().replace(/^0x/, '');
+  return hex.length > 64 && hex.startsWith('30') ? PrivateKey.fromStringDer(hex) : PrivateKey.fromStringECDSA(hex);
+}
+
+export class ConsensusClient {
+  private readonly client: Client;
+
+  constructor(ledger: LedgerConfig & { operatorId: string; operatorKey: string }) {
+    this.client = new Client({
+      network: ledger.consensus,
+      scheduleNetworkUpdate: false,
+      requestTimeout: SUBMIT_TIMEOUT_MS,
+    });
+    this.client.setOperator(AccountId.fromString(ledger.operatorId), parseOperatorKey(ledger.operatorKey));
+    this.client.setDefaultMaxTransactionFee(Hbar.fromTinybars(ledger.maxFeeTinybar));
+  }
+
+  /** Submits and waits for the receipt. Throws SUBMISSION_FAILED when the network did not run the transaction. */
+  async submitEthereum(raw: Uint8Array): Promise<Submission> {
+    try {
+      const ethData = EthereumTransactionData.fromBytes(raw);
+      const tx = new EthereumTransaction();
+      let callDataFileId: FileId | undefined;
+      if (ethData.callData.length > FILE_THRESHOLD_BYTES) {
+        callDataFileId = await this.uploadCallData(ethData.callData);
+        ethData.callData = new Uint8Array();
+        tx.setCallDataFileId(callDataFileId);
+      }
+      tx.setEthereumData(ethData.toBytes());
+      const response = await tx.execute(this.client);
+      const transactionId = response.transactionId.toString();
+      let status: string;
+      try {
+        status = (await response.getReceipt(this.client)).status.toString();
+      } catch (err) {
+        if (!(err instanceof ReceiptStatusError)) throw err;
+        status = err.status.toString();
+      }
+      if (!EXECUTED.has(status)) throw new GatewayError('SUBMISSION_FAILED', status);
+      return { transactionId, status, ...(callDataFileId ? { callDataFileId: callDataFileId.toString() } : {}) };
+    } catch (err) {
+      if (err instanceof GatewayError) throw err;
+      if (err instanceof PrecheckStatusError) throw new GatewayError('SUBMISSION_FAILED', err.status.toString());
+      throw new GatewayError('SUBMISSION_FAILED', (err as Error).message);
+    }
+  }
+
+  close(): void {
+    this.client.close();
+  }
+
+  /** The file holds the call data hex-encoded, which is what consensus nodes read back. */
+  private async uploadCallData(callData: Uint8Array): Promise<FileId> {
+    const hex = Buffer.from(callData).toString('hex');
+    const operatorKey = this.client.operatorPublicKey;
+    const create = await new FileCreateTransaction()
+      .setContents(hex.slice(0, FIRST_CHUNK_HEX))
+      .setKeys(operatorKey ? [operatorKey] : [])
+      .execute(this.client);
+    const fileId = (await create.getReceipt(this.client)).fileId;
+    if (!fileId) throw new GatewayError('SUBMISSION_FAILED', 'the file service returned no file id');
+    if (hex.length > FIRST_CHUNK_HEX) {
+      const append = await new FileAppendTransaction().setFileId(fileId).setContents(hex.slice(FIRST_CHUNK_HEX)).setMaxChunks(1_000).execute(this.client);
+      await append.getReceipt(this.client);
+    }
+    return fileId;
+  }
+}

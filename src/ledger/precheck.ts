@@ -1,0 +1,57 @@
+/**
+ * Checks a signed Ethereum transaction before anything is spent on it: shape, chain id, size, gas limit bounds,
+ * gas price against the network fee, and the sender's nonce and balance on the mirror node.
+ */
+import { Transaction } from 'ethers';
+import { GatewayError } from '../errors.js';
+import { intrinsicGas, tinybarToWeibar } from './convert.js';
+import type { LedgerReads } from './reads.js';
+
+/** Largest signed transaction accepted (the official relay's limit): 128 KiB of call data plus the envelope. */
+export const MAX_TRANSACTION_BYTES = 133_120;
+
+export function parseSignedTransaction(raw: string): Transaction {
+  let tx: Transaction;
+  try {
+    tx = Transaction.from(raw);
+  } catch (err) {
+    throw new GatewayError('INVALID_PARAMS', `not a signed Ethereum transaction: ${(err as Error).message.split(' (')[0]}`);
+  }
+  if (!tx.signature || !tx.from) throw new GatewayError('INVALID_PARAMS', 'the transaction is not signed');
+  return tx;
+}
+
+/** The price per gas the sender offers, in weibar. */
+function offeredPrice(tx: Transaction): bigint {
+  return tx.maxFeePerGas ?? tx.gasPrice ?? 0n;
+}
+
+/** Checks that need no network: size, chain id, gas limit bounds. */
+export function checkShape(tx: Transaction, rawBytes: number, chainId: number, maxGas: number): void {
+  if (rawBytes > MAX_TRANSACTION_BYTES) {
+    throw new GatewayError('TRANSACTION_TOO_LARGE', `${rawBytes} bytes, the limit is ${MAX_TRANSACTION_BYTES}`);
+  }
+  // Chain id 0 is a pre-EIP-155 legacy transaction, which the ledger accepts (deterministic deployments use it).
+  if (tx.chainId !== 0n && tx.chainId !== BigInt(chainId)) {
+    throw new GatewayError('WRONG_CHAIN_ID', `signed for chain ${tx.chainId}, this chain is ${chainId}`);
+  }
+  if (tx.gasLimit > BigInt(maxGas)) throw new GatewayError('GAS_LIMIT_TOO_HIGH', `gas limit ${tx.gasLimit}, the maximum is ${maxGas}`);
+  const intrinsic = intrinsicGas(tx.data, tx.to === null);
+  if (tx.gasLimit < intrinsic) throw new GatewayError('GAS_LIMIT_TOO_LOW', `gas limit ${tx.gasLimit}, intrinsic gas is ${intrinsic}`);
+}
+
+/** Checks against the network: gas price, then the sender's account (one mirror-node lookup each, in parallel). */
+export async function checkAgainstNetwork(tx: Transaction, reads: LedgerReads): Promise<void> {
+  const [priceTinybar, account] = await Promise.all([reads.gasPriceTinybar(), reads.account(tx.from!.toLowerCase())]);
+  const networkPrice = tinybarToWeibar(priceTinybar);
+  const offered = offeredPrice(tx);
+  if (offered < networkPrice) throw new GatewayError('GAS_PRICE_TOO_LOW', `offered ${offered} weibar per gas, the network charges ${networkPrice}`);
+  if (!account) throw new GatewayError('UNKNOWN_SENDER', tx.from!);
+  const nonce = BigInt(account.ethereum_nonce ?? 0);
+  if (BigInt(tx.nonce) < nonce) throw new GatewayError('NONCE_TOO_LOW', `transaction nonce ${tx.nonce}, account nonce ${nonce}`);
+  // The ledger has no mempool: a nonce gap would be rejected by consensus after the fee is paid.
+  if (BigInt(tx.nonce) > nonce) throw new GatewayError('NONCE_TOO_HIGH', `transaction nonce ${tx.nonce}, account nonce ${nonce}`);
+  const balance = tinybarToWeibar(account.balance?.balance ?? 0);
+  const cost = tx.value + tx.gasLimit * networkPrice;
+  if (balance < cost) throw new GatewayError('INSUFFICIENT_FUNDS', `balance ${balance} weibar, value plus gas costs ${cost}`);
+}

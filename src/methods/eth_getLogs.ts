@@ -1,0 +1,82 @@
+import { GatewayError } from '../errors.js';
+import { blockContext, formatLog, type BlockContext } from '../ledger/format.js';
+import type { MirrorBlock, MirrorLog } from '../ledger/reads.js';
+import { address, blockNumberOrTag, hash32, object, positional } from './params.js';
+import type { MethodEnv } from './types.js';
+
+/** Widest block range one call may ask for, as the official relay bounds it. */
+export const MAX_LOG_BLOCK_RANGE = 1_000;
+
+function addresses(value: unknown): string[] {
+  if (value === undefined || value === null) return [];
+  if (Array.isArray(value)) return value.map((a, i) => address(a, `filter.address[${i}]`));
+  return [address(value, 'filter.address')];
+}
+
+/** `topicN=` query params; an inner array means any of those topics (repeated param). */
+function topicQuery(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  if (!Array.isArray(value) || value.length > 4) throw new GatewayError('INVALID_PARAMS', 'filter.topics must be an array of at most 4 entries');
+  return value
+    .map((t, i) => {
+      if (t === null) return '';
+      const options = Array.isArray(t) ? t : [t];
+      return options.map((o, j) => `&topic${i}=${hash32(o, `filter.topics[${i}]${Array.isArray(t) ? `[${j}]` : ''}`)}`).join('');
+    })
+    .join('');
+}
+
+async function blockRange(filter: Record<string, unknown>, env: MethodEnv): Promise<[MirrorBlock, MirrorBlock] | null> {
+  if (filter.blockHash !== undefined && filter.blockHash !== null) {
+    if (filter.fromBlock !== undefined || filter.toBlock !== undefined) {
+      throw new GatewayError('INVALID_PARAMS', 'filter takes blockHash or fromBlock/toBlock, not both');
+    }
+    const block = await env.reads.blockByHash(hash32(filter.blockHash, 'filter.blockHash'));
+    if (!block) throw new GatewayError('UNKNOWN_BLOCK', String(filter.blockHash));
+    return [block, block];
+  }
+  const fromRef = blockNumberOrTag(filter.fromBlock, 'filter.fromBlock');
+  const toRef = blockNumberOrTag(filter.toBlock, 'filter.toBlock');
+  const latest = await env.reads.latestBlock();
+  const numberOf = async (ref: typeof fromRef) =>
+    'number' in ref ? ref.number : ref.tag === 'earliest' ? ((await env.reads.earliestBlock())?.number ?? 0) : latest.number;
+  const from = await numberOf(fromRef);
+  const to = Math.min(await numberOf(toRef), latest.number);
+  if (from > latest.number) return null;
+  if (from > to) throw new GatewayError('INVALID_PARAMS', `fromBlock ${from} is after toBlock ${to}`);
+  if (to - from >= MAX_LOG_BLOCK_RANGE) throw new GatewayError('RANGE_TOO_LARGE', `at most ${MAX_LOG_BLOCK_RANGE} blocks per eth_getLogs call`);
+  const [first, last] = await Promise.all([env.reads.blockByNumber(from), env.reads.blockByNumber(to)]);
+  if (!first || !last) throw new GatewayError('UNKNOWN_BLOCK', `block ${first ? to : from}`);
+  return [first, last];
+}
+
+/**
+ * Mirror: the range's end blocks (GET /api/v1/blocks/{n}, cached), then per address
+ * GET /api/v1/contracts/{address}/results/logs, or without one GET /api/v1/contracts/results/logs, with
+ * timestamp=gte/lte of the range and topicN filters, following links.next; the blocks the logs are in (cached).
+ * A range of existing blocks is final, so the answer is cached.
+ */
+export async function eth_getLogs(params: unknown[], env: MethodEnv) {
+  const [filterParam] = positional(params, 1, 1);
+  const filter = object(filterParam, 'filter');
+  const addrs = addresses(filter.address);
+  const topics = topicQuery(filter.topics);
+  const range = await blockRange(filter, env);
+  if (!range) return [];
+  const [first, last] = range;
+  const query = `timestamp=gte:${first.timestamp.from}&timestamp=lte:${last.timestamp.to}${topics}&limit=100&order=asc`;
+  return env.reads.cache.final(`logs:${first.number}:${last.number}:${addrs.join(',')}:${topics}`, async () => {
+    const paths = addrs.length > 0 ? addrs.map((a) => `/api/v1/contracts/${a}/results/logs?${query}`) : [`/api/v1/contracts/results/logs?${query}`];
+    const logs = (await Promise.all(paths.map((p) => env.reads.collect<MirrorLog>(p, 'logs')))).flat();
+    if (addrs.length > 1) logs.sort((a, b) => (a.timestamp ?? '').localeCompare(b.timestamp ?? '') || a.index - b.index);
+    const blocks = new Map<number, BlockContext>();
+    for (const n of new Set(logs.map((l) => l.block_number ?? first.number))) {
+      const block = await env.reads.blockByNumber(n);
+      if (!block) throw new GatewayError('MIRROR_UNAVAILABLE', `log refers to block ${n}, which the mirror node does not have`);
+      blocks.set(n, blockContext(block));
+    }
+    return logs.map((l) =>
+      formatLog(l, { hash: l.transaction_hash ?? '', index: l.transaction_index }, blocks.get(l.block_number ?? first.number)!),
+    );
+  });
+}

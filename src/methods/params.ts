@@ -1,0 +1,93 @@
+/** Validation of positional JSON-RPC params; every failure is INVALID_PARAMS with a message naming the param. */
+import { GatewayError } from '../errors.js';
+
+export const BLOCK_TAGS = ['latest', 'earliest', 'pending', 'safe', 'finalized'] as const;
+export type BlockTag = (typeof BLOCK_TAGS)[number];
+export type NumberOrTag = { tag: BlockTag } | { number: number };
+export type BlockRef = NumberOrTag | { hash: string };
+
+function invalid(detail: string): GatewayError {
+  return new GatewayError('INVALID_PARAMS', detail);
+}
+
+/**
+ * The positional params of a call, checked for count. Trailing nulls count as absent (so `eth_chainId` accepts
+ * `[null]`), the way Ethereum nodes treat omitted optional arguments.
+ */
+export function positional(params: unknown, min: number, max: number): unknown[] {
+  if (!Array.isArray(params)) throw invalid('params must be an array');
+  let end = params.length;
+  while (end > min && params[end - 1] === null) end--;
+  if (end < min) throw invalid(`expected at least ${min} param${min === 1 ? '' : 's'}, got ${end}`);
+  if (end > max) throw invalid(`expected at most ${max} param${max === 1 ? '' : 's'}, got ${end}`);
+  return params.slice(0, end);
+}
+
+export function quantity(value: unknown, name: string): bigint {
+  if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{1,64}$/.test(value)) {
+    throw invalid(`${name} must be a hex quantity such as "0x1a", got ${JSON.stringify(value)}`);
+  }
+  return BigInt(value);
+}
+
+/** A hex quantity or a plain non-negative integer (some clients send counts as numbers). */
+export function count(value: unknown, name: string): number {
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
+  const n = quantity(value, name);
+  if (n > BigInt(Number.MAX_SAFE_INTEGER)) throw invalid(`${name} is too large`);
+  return Number(n);
+}
+
+export function address(value: unknown, name: string): string {
+  if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(value)) {
+    throw invalid(`${name} must be a 20-byte hex address, got ${JSON.stringify(value)}`);
+  }
+  return value.toLowerCase();
+}
+
+export function hash32(value: unknown, name: string): string {
+  if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(value)) {
+    throw invalid(`${name} must be a 32-byte hex hash, got ${JSON.stringify(value)}`);
+  }
+  return value.toLowerCase();
+}
+
+export function data(value: unknown, name: string): string {
+  if (typeof value !== 'string' || !/^0x([0-9a-fA-F]{2})*$/.test(value)) {
+    throw invalid(`${name} must be hex data with an even number of digits, got ${JSON.stringify(value)}`);
+  }
+  return value.toLowerCase();
+}
+
+export function bool(value: unknown, name: string): boolean {
+  if (typeof value !== 'boolean') throw invalid(`${name} must be true or false, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+/** A block number or tag; absent means `latest`. */
+export function blockNumberOrTag(value: unknown, name = 'block'): NumberOrTag {
+  if (value === undefined || value === null) return { tag: 'latest' };
+  if (typeof value === 'string' && (BLOCK_TAGS as readonly string[]).includes(value)) return { tag: value as BlockTag };
+  if (typeof value === 'string' && /^0x[0-9a-fA-F]{1,16}$/.test(value)) {
+    const n = BigInt(value);
+    if (n <= BigInt(Number.MAX_SAFE_INTEGER)) return { number: Number(n) };
+  }
+  throw invalid(`${name} must be a hex block number or one of ${BLOCK_TAGS.join(', ')}, got ${JSON.stringify(value)}`);
+}
+
+/** A block number, tag or hash, including the EIP-1898 object form `{blockNumber}` / `{blockHash}`. */
+export function blockNumberOrTagOrHash(value: unknown, name = 'block'): BlockRef {
+  if (typeof value === 'string' && /^0x[0-9a-fA-F]{64}$/.test(value)) return { hash: value.toLowerCase() };
+  if (value !== null && typeof value === 'object') {
+    const obj = value as { blockHash?: unknown; blockNumber?: unknown };
+    if (obj.blockHash !== undefined) return { hash: hash32(obj.blockHash, `${name}.blockHash`) };
+    if (obj.blockNumber !== undefined) return blockNumberOrTag(obj.blockNumber, `${name}.blockNumber`);
+    throw invalid(`${name} object must have blockHash or blockNumber`);
+  }
+  return blockNumberOrTag(value, name);
+}
+
+export function object(value: unknown, name: string): Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalid(`${name} must be an object`);
+  return value as Record<string, unknown>;
+}

@@ -1,0 +1,19 @@
+import type { LedgerConfig } from '../config/schema.js';
+import type { ConsensusClient } from '../ledger/consensus.js';
+import type { LedgerReads } from '../ledger/reads.js';
+import type { CallContext } from '../rpc/answer.js';
+
+/** What a relay method may use; one per network, with the call's context. */
+export interface MethodEnv {
+  chainId: number;
+  ledger: LedgerConfig;
+  reads: LedgerReads;
+  /** Absent when no operator account is configured: reads work, writes are refused. */
+  consensus: ConsensusClient | undefined;
+  /** Bound on waiting for the mirror node to show a submitted transaction. */
+  mirrorTotalMs: number;
+  ctx: CallContext;
+}
+
+/** One JSON-RPC method: throws GatewayError for JSON-RPC errors. */
+export type Method = (params: unknown[], env: MethodEnv) => Promise<unknown>;
