@@ -1,0 +1,100 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import net from 'node:net';
+import { once } from 'node:events';
+import { defaultPlans } from '../../src/config/catalogue.js';
+import { configSchema, type Config } from '../../src/config/schema.js';
+import type { VerifiedKey } from '../../src/keys/types.js';
+import type { UsageStore } from '../../src/limits/types.js';
+import { reachable } from '../support/services.js';
+
+const PLANS = configSchema.parse({ chains: {}, plans: defaultPlans() }).plans;
+
+/** The limits section after schema defaults, with overrides. */
+export function limitsConfig(overrides: Partial<Config['limits']> = {}): Config['limits'] {
+  return configSchema.parse({ chains: {}, plans: {}, limits: overrides }).limits;
+}
+
+/** A verified key on a catalogue plan, with a fresh id so runs sharing one Redis never share state. */
+export function testKey(planName = 'free', overrides: Partial<VerifiedKey> & { rps?: number; quota?: number } = {}): VerifiedKey {
+  const { rps, quota, ...rest } = overrides;
+  const plan = { ...PLANS[planName], ...(rps ? { requestsPerSecond: rps } : {}), ...(quota ? { monthlyQuota: quota } : {}) };
+  return {
+    id: `lt_${randomBytes(6).toString('hex')}`,
+    accountId: 'acct_test',
+    name: 'limits test',
+    planName,
+    plan,
+    network: 'testnet',
+    relayBeta: false,
+    heavyWrites: false,
+    ...rest,
+  };
+}
+
+/** A clock the test moves by hand. */
+export class ManualClock {
+  constructor(public ms: number) {}
+  readonly now = () => this.ms;
+  advance(ms: number): void {
+    this.ms += ms;
+  }
+}
+
+/** Usage kept in a Map: for tests that are about the algorithm, not persistence. */
+export class MapUsageStore implements UsageStore {
+  readonly rows = new Map<string, number>();
+  async addUsage(deltas: Array<{ keyId: string; month: string; count: number }>): Promise<void> {
+    for (const d of deltas) this.rows.set(`${d.keyId} ${d.month}`, (this.rows.get(`${d.keyId} ${d.month}`) ?? 0) + d.count);
+  }
+  async usage(keyId: string, month: string): Promise<number> {
+    return this.rows.get(`${keyId} ${month}`) ?? 0;
+  }
+}
+
+export async function freePort(): Promise<number> {
+  const server = net.createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as net.AddressInfo;
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+/** A private redis-server on its own port, so a test can stop and restart it without touching the machine's Redis. */
+export class RedisChild {
+  private child?: ChildProcess;
+  private constructor(readonly port: number) {}
+
+  static async start(): Promise<RedisChild> {
+    const redis = new RedisChild(await freePort());
+    await redis.up();
+    return redis;
+  }
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  async up(): Promise<void> {
+    this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    for (let i = 0; i < 100 && !(await reachable(this.port, '127.0.0.1', 100)); i++) await new Promise((r) => setTimeout(r, 50));
+  }
+
+  async down(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null) return;
+    const exited = once(child, 'exit');
+    child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+/** Resolves once `check` holds, polling; for effects of background timers (usage flushes, reconnects). */
+export async function eventually(check: () => Promise<boolean> | boolean, what: string, attempts = 200): Promise<void> {
+  for (let i = 0; i < attempts; i++) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
