@@ -1,0 +1,126 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import express, { type Request, type Response } from 'express';
+import type { ApiContext, ApiHandler } from '../edge/types.js';
+import { GatewayError } from '../errors.js';
+import { createdPage, errorPage, formPage } from './pageHtml.js';
+import { KEY_NETWORKS, type KeyNetwork, type KeyStore } from './store.js';
+
+export interface KeysPageOptions {
+  store: KeyStore;
+  /** Public URL of the app host; a form posted from its origin is accepted. */
+  appUrl: string;
+  /** The ledger chain's REST base for the snippet, ending in /api/v1. */
+  mirrorUrlFor(network: 'mainnet' | 'testnet'): string;
+}
+
+const CSRF_COOKIE = 'keys_csrf';
+const MAX_NAME = 100;
+const MAX_EMAIL = 254;
+
+/**
+ * The key-creation page on the app host: GET /keys/new shows a prefilled form, POST /keys/new creates an account with
+ * a free key and shows the key once, in the response body only (never a redirect or a URL).
+ * Cross-site posts are refused by a double-submit token (SameSite=Strict cookie equal to a hidden field) and, when
+ * the browser sends one, an Origin that must be this page's own.
+ */
+export function createKeysPage(opts: KeysPageOptions): ApiHandler {
+  const appOrigin = new URL(opts.appUrl).origin;
+  const secureCookie = appOrigin.startsWith('https:');
+  const contexts = new WeakMap<IncomingMessage, ApiContext>();
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+
+  app.get('/keys/new', (req, res) => {
+    const name = single(req.query.name) ?? '';
+    if (name.length > MAX_NAME) throw new GatewayError('BAD_REQUEST', `the project name is longer than ${MAX_NAME} characters`);
+    const network = parseNetwork(single(req.query.network) ?? 'testnet');
+    const csrf = randomBytes(32).toString('base64url');
+    res.setHeader('set-cookie', `${CSRF_COOKIE}=${csrf}; Path=/keys/; HttpOnly; SameSite=Strict${secureCookie ? '; Secure' : ''}`);
+    send(res, 200, formPage({ name, network, csrf }));
+  });
+
+  app.post('/keys/new', async (req, res) => {
+    const ctx = contexts.get(req)!;
+    if (!String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) {
+      throw new GatewayError('UNSUPPORTED_MEDIA', 'submit the form on /keys/new');
+    }
+    const form = new URLSearchParams((await ctx.readBody()).toString('utf8'));
+    checkSameOrigin(req, form.get('csrf') ?? '', appOrigin);
+    const name = (form.get('name') ?? '').trim();
+    if (!name || name.length > MAX_NAME) throw new GatewayError('BAD_REQUEST', `the project name must be 1 to ${MAX_NAME} characters`);
+    const network = parseNetwork(form.get('network') ?? '');
+    const email = (form.get('email') ?? '').trim() || undefined;
+    if (email && (email.length > MAX_EMAIL || !/^[^\s@]+@[^\s@]+$/.test(email))) throw new GatewayError('BAD_REQUEST', 'the email address is not valid');
+    const account = await opts.store.createAccount({ name, email });
+    const { key, record } = await opts.store.createKey({ accountId: account.id, name, plan: 'free', network });
+    ctx.annotate({ keyId: record.id, created: true });
+    const nonce = randomBytes(16).toString('base64');
+    send(res, 200, createdPage({ name, keyId: record.id, key, mirrorUrl: opts.mirrorUrlFor(network), nonce }), nonce);
+  });
+
+  app.all('/keys/new', () => {
+    throw new GatewayError('METHOD_NOT_ALLOWED', 'use GET or POST');
+  });
+
+  return {
+    handle(ctx) {
+      return new Promise<void>((resolve, reject) => {
+        contexts.set(ctx.req, ctx);
+        ctx.res.once('close', () => resolve());
+        // Express routes on the API path: path-key and network prefixes are the edge's business. Errors thrown by
+        // the routes (sync or async) reach the final callback, and the edge renders them with renderError.
+        ctx.req.url = ctx.route.apiPath;
+        app(ctx.req as Request, ctx.res as Response, (err?: unknown) => reject(err ?? new GatewayError('NOT_FOUND', 'the key page is /keys/new')));
+      });
+    },
+    renderError(err, ctx) {
+      for (const [h, v] of Object.entries(err.headers ?? {})) ctx.res.setHeader(h, v);
+      send(ctx.res, err.http, errorPage(err.http, err.message));
+    },
+  };
+}
+
+function single(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+function parseNetwork(value: string): KeyNetwork {
+  if ((KEY_NETWORKS as readonly string[]).includes(value)) return value as KeyNetwork;
+  throw new GatewayError('BAD_REQUEST', `network must be mainnet or testnet, not "${value.slice(0, 40)}"`);
+}
+
+function checkSameOrigin(req: IncomingMessage, field: string, appOrigin: string): void {
+  const cookie = cookieValue(req.headers.cookie, CSRF_COOKIE) ?? '';
+  const a = Buffer.from(cookie);
+  const b = Buffer.from(field);
+  if (!cookie || a.length !== b.length || !timingSafeEqual(a, b)) throw new GatewayError('FORM_REFUSED');
+  const origin = req.headers.origin;
+  if (origin !== undefined && origin !== appOrigin && origin !== `http://${req.headers.host}` && origin !== `https://${req.headers.host}`) {
+    throw new GatewayError('FORM_REFUSED');
+  }
+}
+
+function cookieValue(header: string | undefined, name: string): string | undefined {
+  for (const part of header?.split(';') ?? []) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+/** Pages carry a key or a form token: never cached, never framed, never leaking a referrer. */
+function send(res: ServerResponse, status: number, html: string, scriptNonce?: string): void {
+  res.statusCode = status;
+  res.setHeader('content-type', 'text/html; charset=utf-8');
+  res.setHeader('cache-control', 'no-store');
+  res.setHeader('referrer-policy', 'no-referrer');
+  res.setHeader('x-content-type-options', 'nosniff');
+  res.setHeader('x-frame-options', 'DENY');
+  res.setHeader(
+    'content-security-policy',
+    `default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'${scriptNonce ? `; script-src 'nonce-${scriptNonce}'` : ''}`,
+  );
+  res.end(html);
+}
