@@ -71,6 +71,11 @@ export const ERRORS = {
   WRITES_NOT_CONFIGURED: entry(200, -32603, 'BAD_REQUEST', 'Writes are not configured on this network: no operator account'),
   SUBMISSION_FAILED: entry(200, -32000, 'BAD_REQUEST', 'Transaction was not accepted by the network'),
   MIRROR_UNAVAILABLE: entry(200, -32020, 'BAD_GATEWAY', 'Mirror node unavailable'),
+  // GraphQL passthrough guards and subscription limits.
+  GRAPHQL_PARSE_FAILED: entry(400, -32600, 'GRAPHQL_PARSE_FAILED', 'GraphQL syntax error'),
+  GRAPHQL_TOO_DEEP: entry(400, -32600, 'QUERY_TOO_DEEP', 'Query is nested deeper than your plan allows'),
+  GRAPHQL_TOO_LARGE: entry(413, -32600, 'QUERY_TOO_LARGE', 'Query is larger than your plan allows'),
+  TOO_MANY_SUBSCRIPTIONS: entry(429, -32005, 'RATE_LIMITED', 'Limit exceeded: open subscription connections for this key'),
   // Mirror-node REST answers in the real mirror node's words (`Invalid parameter: <name>`).
   MIRROR_INVALID_PARAMETER: entry(400, -32602, 'BAD_USER_INPUT', 'Invalid parameter'),
   MIRROR_UNKNOWN_PARAMETER: entry(400, -32602, 'BAD_USER_INPUT', 'Unknown query parameter'),

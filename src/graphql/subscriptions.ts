@@ -1,0 +1,251 @@
+/**
+ * Relays one client WebSocket to the GraphQL upstream in the subprotocol the client chose: `graphql-transport-ws`
+ * (graphql-ws) or the legacy `graphql-ws` (subscriptions-transport-ws). The gateway reads just enough of each message
+ * to authenticate `connection_init`, charge and guard every subscribe, strip the key before it travels on, and know
+ * which subscriptions are running. Close codes for refusals are 4000 + the HTTP status (4401, 4403, 4429, ...).
+ */
+import WebSocket, { type RawData } from 'ws';
+import type { UpgradeContext } from '../edge/types.js';
+import { GatewayError, isGatewayError } from '../errors.js';
+import { extractKey } from '../keys/extract.js';
+import type { KeyVerifier, VerifiedKey } from '../keys/types.js';
+import { upstreamFailure } from '../rest/upstream.js';
+import { checkQuery, graphqlErrorBody } from './guards.js';
+
+export const MODERN = 'graphql-transport-ws';
+export const LEGACY = 'graphql-ws';
+export const PROTOCOLS = [MODERN, LEGACY] as const;
+type Protocol = (typeof PROTOCOLS)[number];
+
+/** The newer protocol wins when a client offers both. */
+export function pickProtocol(offered: Set<string>): Protocol | undefined {
+  return PROTOCOLS.find((p) => offered.has(p));
+}
+
+/** How long a client has to send connection_init, as graphql-ws servers allow by default. */
+const INIT_TIMEOUT_MS = 10_000;
+
+/** Open connections per key id, for the plan's maxSubscriptions. */
+export class ConnectionCounter {
+  private readonly open = new Map<string, number>();
+  tryOpen(key: VerifiedKey): boolean {
+    const n = this.open.get(key.id) ?? 0;
+    if (n >= key.plan.maxSubscriptions) return false;
+    this.open.set(key.id, n + 1);
+    return true;
+  }
+  release(keyId: string): void {
+    const n = (this.open.get(keyId) ?? 1) - 1;
+    if (n <= 0) this.open.delete(keyId);
+    else this.open.set(keyId, n);
+  }
+}
+
+interface Message {
+  type?: unknown;
+  id?: unknown;
+  payload?: unknown;
+}
+
+export interface RelayOptions {
+  upstreamUrl(): Promise<string>;
+  verify: KeyVerifier;
+  revocationCheckMs: number;
+  idleTimeoutMs?: number;
+  connections: ConnectionCounter;
+}
+
+const KEY_FIELDS = new Set(['x-api-key', 'authorization']);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The key in a connection_init payload: `x-api-key` or `Authorization`, at the top or under `headers` (Apollo style). */
+export function keyFromInitPayload(payload: unknown): string | undefined {
+  for (const scope of [payload, isObject(payload) ? payload.headers : undefined]) {
+    if (!isObject(scope)) continue;
+    for (const [name, value] of Object.entries(scope)) {
+      if (KEY_FIELDS.has(name.toLowerCase()) && typeof value === 'string' && value.trim()) return value.trim().replace(/^bearer\s+/i, '');
+    }
+  }
+  return undefined;
+}
+
+/** The payload without the client's key, so the upstream never sees it. */
+function withoutKey(payload: unknown): unknown {
+  if (!isObject(payload)) return payload;
+  const strip = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([name]) => !KEY_FIELDS.has(name.toLowerCase())));
+  const out = strip(payload);
+  if (isObject(out.headers)) out.headers = strip(out.headers);
+  return out;
+}
+
+export class SubscriptionRelay {
+  private readonly protocol: Protocol;
+  private key?: VerifiedKey;
+  private initKey?: string;
+  private rawKey?: string;
+  private upstream?: WebSocket;
+  /** Client messages waiting for the upstream to open. */
+  private readonly pending: string[] = [];
+  private readonly active = new Set<string>();
+  /** Client messages are handled one at a time so charging never reorders them. */
+  private queue = Promise.resolve();
+  private readonly timers: NodeJS.Timeout[] = [];
+  private idleTimer?: NodeJS.Timeout;
+  private closed = false;
+
+  constructor(
+    private readonly client: WebSocket,
+    private readonly ctx: UpgradeContext,
+    private readonly opts: RelayOptions,
+  ) {
+    this.protocol = client.protocol as Protocol;
+  }
+
+  start(): void {
+    const initTimer = setTimeout(() => !this.key && this.close(4408, 'Connection initialisation timeout'), INIT_TIMEOUT_MS);
+    this.timers.push(initTimer);
+    this.client.on('message', (data: RawData) => {
+      const text = String(data);
+      this.queue = this.queue.then(() => this.fromClient(text)).catch((err) => this.fail(err));
+    });
+    this.client.on('close', () => this.close(1000, ''));
+    this.client.on('error', () => this.close(1011, 'Client socket error'));
+  }
+
+  private async fromClient(text: string): Promise<void> {
+    if (this.closed) return;
+    this.touch();
+    let msg: Message;
+    try {
+      msg = JSON.parse(text) as Message;
+    } catch {
+      return this.close(4400, 'Message is not JSON');
+    }
+    if (!isObject(msg)) return this.close(4400, 'Message is not a JSON object');
+    if (!this.key) {
+      if (msg.type !== 'connection_init') return this.close(4401, 'Unauthorized: send connection_init first');
+      return this.init(msg);
+    }
+    if (msg.type === 'connection_init') return this.close(4429, 'Too many initialisation requests');
+    const id = typeof msg.id === 'string' ? msg.id : undefined;
+    if ((msg.type === 'subscribe' || msg.type === 'start') && id !== undefined) {
+      try {
+        const payload = isObject(msg.payload) ? msg.payload : {};
+        checkQuery(typeof payload.query === 'string' ? payload.query : '', this.key.plan);
+        await this.ctx.admit(1, this.initKey);
+      } catch (err) {
+        if (!isGatewayError(err)) throw err;
+        return this.refuseOperation(id, err);
+      }
+      this.active.add(id);
+    } else if ((msg.type === 'complete' || msg.type === 'stop') && id !== undefined) {
+      this.active.delete(id);
+    }
+    this.toUpstream(text);
+  }
+
+  private async init(msg: Message): Promise<void> {
+    this.initKey = keyFromInitPayload(msg.payload);
+    let key: VerifiedKey;
+    try {
+      this.rawKey = extractKey(this.ctx.req.headers, this.ctx.route.pathKey, this.initKey);
+      key = await this.ctx.admit(0, this.initKey);
+    } catch (err) {
+      if (!isGatewayError(err)) throw err;
+      return this.refuseConnection(err);
+    }
+    if (!this.opts.connections.tryOpen(key)) {
+      return this.refuseConnection(new GatewayError('TOO_MANY_SUBSCRIPTIONS', `your plan allows ${key.plan.maxSubscriptions}`));
+    }
+    this.key = key;
+    this.timers.push(setInterval(() => void this.recheckKey(), this.opts.revocationCheckMs));
+    this.touch();
+
+    let url: string;
+    try {
+      url = (await this.opts.upstreamUrl()).replace(/^http/, 'ws');
+    } catch (err) {
+      return this.refuseConnection(upstreamFailure(err));
+    }
+    if (this.closed) return;
+    const upstream = new WebSocket(url, this.protocol);
+    this.upstream = upstream;
+    this.pending.push(JSON.stringify({ ...msg, payload: withoutKey(msg.payload) }));
+    upstream.on('open', () => {
+      for (const text of this.pending.splice(0)) upstream.send(text);
+    });
+    upstream.on('message', (data: RawData) => this.fromUpstream(String(data)));
+    upstream.on('close', (code, reason) => this.close(sendable(code) ? code : 1011, String(reason) || 'Upstream closed'));
+    upstream.on('error', () => this.close(4502, 'Upstream unavailable'));
+  }
+
+  private fromUpstream(text: string): void {
+    try {
+      const msg = JSON.parse(text) as Message;
+      if ((msg.type === 'complete' || msg.type === 'error') && typeof msg.id === 'string') {
+        this.active.delete(msg.id);
+        this.touch();
+      }
+    } catch {
+      // Not ours to judge; the client gets what the upstream said.
+    }
+    if (this.client.readyState === WebSocket.OPEN) this.client.send(text);
+  }
+
+  private toUpstream(text: string): void {
+    if (this.upstream?.readyState === WebSocket.OPEN) this.upstream.send(text);
+    else this.pending.push(text);
+  }
+
+  private refuseOperation(id: string, err: GatewayError): void {
+    const { errors } = graphqlErrorBody(err);
+    const payload = this.protocol === MODERN ? errors : errors[0];
+    if (this.client.readyState === WebSocket.OPEN) this.client.send(JSON.stringify({ id, type: 'error', payload }));
+  }
+
+  private refuseConnection(err: GatewayError): void {
+    if (this.protocol === LEGACY && this.client.readyState === WebSocket.OPEN) {
+      this.client.send(JSON.stringify({ type: 'connection_error', payload: graphqlErrorBody(err).errors[0] }));
+    }
+    this.close(4000 + err.http, err.entry.message);
+  }
+
+  private async recheckKey(): Promise<void> {
+    if (!this.rawKey || this.closed) return;
+    const still = await this.opts.verify.verify(this.rawKey).catch(() => undefined);
+    // A failing key store is not a revocation; only a definite "unknown or revoked" closes the connection.
+    if (still === null) this.close(4403, 'Forbidden: API key revoked');
+  }
+
+  /** Re-arms the idle timer; it closes only a connection with nothing running. */
+  private touch(): void {
+    if (!this.opts.idleTimeoutMs || !this.key) return;
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      if (this.active.size === 0) this.close(1000, 'Idle timeout');
+      else this.touch();
+    }, this.opts.idleTimeoutMs);
+  }
+
+  private fail(err: unknown): void {
+    this.close(1011, isGatewayError(err) ? err.entry.message : 'Internal error');
+  }
+
+  private close(code: number, reason: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const t of this.timers) clearInterval(t);
+    clearTimeout(this.idleTimer);
+    if (this.key) this.opts.connections.release(this.key.id);
+    if (this.client.readyState === WebSocket.OPEN || this.client.readyState === WebSocket.CONNECTING) this.client.close(code, reason.slice(0, 120));
+    if (this.upstream && this.upstream.readyState !== WebSocket.CLOSED) {
+      if (this.upstream.readyState === WebSocket.CONNECTING) this.upstream.terminate();
+      else this.upstream.close(1000);
+    }
+  }
+}
+
+/** Codes a server may send in a close frame: 1005, 1006 and 1015 only describe what happened locally. */
+function sendable(code: number): boolean {
+  return (code >= 1000 && code <= 1014 && code !== 1004 && code !== 1005 && code !== 1006) || (code >= 3000 && code <= 4999);
+}
