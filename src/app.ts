@@ -26,6 +26,7 @@ import { EvmForwarder } from './rpc/evmForwarder.js';
 import { createRpcHandler } from './rpc/handler.js';
 import { UpstreamPool } from './rpc/upstreamPool.js';
 import { publicUrls, type PublicUrls } from './publicUrls.js';
+import { startOnce } from './startOnce.js';
 
 export interface Gateway {
   config: Config;
@@ -81,7 +82,12 @@ export async function startGateway(config: Config, opts: GatewayOptions = {}): P
   let edge: Edge;
   const readiness = (): ReadinessCheck[] => [
     { name: 'keyStore', check: () => keyStore.ping() },
-    { name: 'limiter', check: () => limiter.ping() },
+    {
+      name: 'limiter',
+      check: async () => {
+        if (!(await limiter.ping())) throw new Error('limiter backend unreachable');
+      },
+    },
     ...backends.readinessChecks(router.networks()),
   ];
   const handlers: Partial<Record<ApiKind, ApiHandler>> = {
@@ -155,15 +161,9 @@ class Backends {
   }
 
   private relay(network: NetworkRef): Promise<LedgerRelay> {
-    let relay = this.relays.get(network.id);
-    if (!relay) {
-      relay = this.ledgerConfig(network).then((ledger) =>
-        createLedgerRelay({ chainId: network.network.chainId, ledger, relay: this.config.relay }),
-      );
-      relay.catch(() => this.relays.delete(network.id));
-      this.relays.set(network.id, relay);
-    }
-    return relay;
+    return startOnce(this.relays, network.id, async () =>
+      createLedgerRelay({ chainId: network.network.chainId, ledger: await this.ledgerConfig(network), relay: this.config.relay }),
+    );
   }
 
   private async ledgerConfig(network: NetworkRef): Promise<LedgerConfig> {

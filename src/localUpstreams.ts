@@ -4,6 +4,7 @@ import type { NetworkUpstreams } from './edge/upstreams.js';
 import { DevnetPool } from './sandbox/devnets.js';
 import { startEvmGraphql } from './sandbox/graphql/evm.js';
 import { startLedgerSandbox, type LedgerSandbox } from './sandbox/index.js';
+import { startOnce } from './startOnce.js';
 
 /** The ledger config of a sandbox network: its stand-in URLs and its operator. */
 export function sandboxLedgerConfig(sandbox: LedgerSandbox): LedgerConfig {
@@ -30,12 +31,9 @@ export class LocalUpstreams {
   constructor(private readonly config: Config) {}
 
   ledger(network: NetworkRef): Promise<LedgerSandbox> {
-    let started = this.ledgers.get(network.id);
-    if (!started) {
-      started = startLedgerSandbox({ chainId: network.network.chainId, blockIntervalMs: this.config.sandbox.blockIntervalMs, host: '127.0.0.1' });
-      this.ledgers.set(network.id, started);
-    }
-    return started;
+    return startOnce(this.ledgers, network.id, () =>
+      startLedgerSandbox({ chainId: network.network.chainId, blockIntervalMs: this.config.sandbox.blockIntervalMs, host: '127.0.0.1' }),
+    );
   }
 
   async upstreams(network: NetworkRef): Promise<NetworkUpstreams> {
@@ -45,12 +43,8 @@ export class LocalUpstreams {
     }
     const rpcUrl = await this.devnets.urlFor(network.id, network.network.chainId);
     if (!network.network.apis.includes('beta-graphql')) return { rpc: [rpcUrl] };
-    let gql = this.evmGraphql.get(network.id);
-    if (!gql) {
-      gql = startEvmGraphql(rpcUrl, { host: '127.0.0.1' });
-      this.evmGraphql.set(network.id, gql);
-    }
-    return { rpc: [rpcUrl], graphqlUrl: (await gql).url };
+    const gql = await startOnce(this.evmGraphql, network.id, () => startEvmGraphql(rpcUrl, { host: '127.0.0.1' }));
+    return { rpc: [rpcUrl], graphqlUrl: gql.url };
   }
 
   async close(): Promise<void> {
