@@ -1,0 +1,83 @@
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Router } from '../edge/route.js';
+import type { ApiContext, ApiHandler } from '../edge/types.js';
+import { GatewayError } from '../errors.js';
+import { serializeResponse, toErrorObject } from '../rpc/jsonrpc.js';
+import { createHostGuard } from './guard.js';
+import { SelfClient } from './selfClient.js';
+import { buildMcpServer } from './server.js';
+
+export interface McpHandlerOptions {
+  router: Router;
+  /** Public URL of the app host; the key-creation page is `{appUrl}/keys/new`. */
+  appUrl: string;
+  /** Loopback base URL of this gateway (`http://127.0.0.1:<port>`), known once it listens; tools call the APIs there. */
+  selfUrl: () => string;
+  /** Host names the MCP endpoint answers on, such as `mcp.example.com` and `example.com`; ports are ignored. */
+  allowedHosts: string[];
+  /** Browser origins (or bare host names) allowed to call; ports are ignored. Requests without Origin are not browsers. */
+  allowedOrigins: string[];
+  bodyLimitBytes: number;
+}
+
+/**
+ * `/mcp`: the MCP Streamable HTTP transport, stateless (a server and transport per request) so any instance can answer
+ * any request. A request with a key is charged like any other and refused at the HTTP level (401/403/429) like any
+ * other; without a key only get_api_key_link does anything. Tools reach the chains through the gateway's own APIs.
+ */
+export function createMcpHandler(opts: McpHandlerOptions): ApiHandler {
+  const guard = createHostGuard(opts.allowedHosts, opts.allowedOrigins);
+  const client = new SelfClient(opts.selfUrl);
+  return {
+    async handle(ctx) {
+      guard(ctx.req.headers);
+      if (ctx.req.method !== 'POST') {
+        throw new GatewayError('METHOD_NOT_ALLOWED', 'this MCP endpoint is stateless: POST JSON-RPC messages (no GET stream, no session)', undefined, { allow: 'POST' });
+      }
+      const caller = await ctx.identify();
+      const message = parseMessage(await readLimited(ctx, opts.bodyLimitBytes));
+      if (caller) await ctx.admit(Array.isArray(message) ? Math.max(1, message.length) : 1);
+      ctx.annotate({ mcp: describe(message) });
+      const server = buildMcpServer({ router: opts.router, appUrl: opts.appUrl, client, requestId: ctx.requestId, caller });
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      ctx.res.once('close', () => void server.close());
+      await server.connect(transport);
+      await transport.handleRequest(ctx.req, ctx.res, message);
+    },
+    renderError(err, ctx) {
+      const body = serializeResponse('null', { error: toErrorObject(err) });
+      ctx.res.writeHead(err.http, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...err.headers });
+      ctx.res.end(body);
+    },
+  };
+}
+
+/** The gateway-wide limit bounds the read; the MCP limit may be lower. */
+async function readLimited(ctx: ApiContext, limit: number): Promise<Buffer> {
+  const tooLarge = () => new GatewayError('BODY_TOO_LARGE', `at most ${limit} bytes`, undefined, { connection: 'close' });
+  if (Number(ctx.req.headers['content-length']) > limit) {
+    ctx.req.resume();
+    throw tooLarge();
+  }
+  const body = await ctx.readBody();
+  if (body.length > limit) throw tooLarge();
+  return body;
+}
+
+function parseMessage(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    throw new GatewayError('PARSE_ERROR');
+  }
+}
+
+/** For the log line: the MCP method and tool name, never arguments (they may carry anything). */
+function describe(message: unknown): string[] {
+  const messages = Array.isArray(message) ? message : [message];
+  return messages.slice(0, 10).map((m) => {
+    const { method, params } = (m ?? {}) as { method?: unknown; params?: { name?: unknown } };
+    const name = method === 'tools/call' && typeof params?.name === 'string' ? `:${params.name.slice(0, 64)}` : '';
+    return typeof method === 'string' ? method.slice(0, 64) + name : 'response';
+  });
+}
