@@ -40,9 +40,9 @@ const PROVISIONAL_SEED_S = 5;
 
 type ChargeReply = [status: number, aheadMicros: number];
 
-interface ChargeCommand {
+interface ChargeCommands {
   gwCharge(rateKey: string, quotaKey: string, ...argv: Array<string | number>): Promise<ChargeReply>;
-  gwCharge(rateKey: string, ...argv: Array<string | number>): Promise<ChargeReply>;
+  gwChargeRate(rateKey: string, ...argv: Array<string | number>): Promise<ChargeReply>;
 }
 
 export interface RedisLimiterOptions {
@@ -63,7 +63,7 @@ export interface RedisLimiterOptions {
  */
 export class RedisLimiter implements Limiter {
   readonly backend = 'redis' as const;
-  private readonly client: Redis & ChargeCommand;
+  private readonly client: Redis & ChargeCommands;
   private down = false;
   private readonly seeding = new Map<string, Promise<void>>();
 
@@ -75,8 +75,9 @@ export class RedisLimiter implements Limiter {
       connectTimeout: 1_000,
       commandTimeout: 500,
       retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
-    }) as Redis & ChargeCommand;
-    this.client.defineCommand('gwCharge', { lua: CHARGE_LUA });
+    }) as Redis & ChargeCommands;
+    this.client.defineCommand('gwCharge', { lua: CHARGE_LUA, numberOfKeys: 2 });
+    this.client.defineCommand('gwChargeRate', { lua: CHARGE_LUA, numberOfKeys: 1 });
     this.client.on('error', (err) => this.markDown(err));
     this.client.on('ready', () => this.markUp());
   }
@@ -120,7 +121,7 @@ export class RedisLimiter implements Limiter {
     const interval = intervalMs(rate);
     let reply: ChargeReply;
     try {
-      reply = await this.client.gwCharge(`gw:{${key.id}}:w`, this.opts.now(), interval, 1, BURST_MS);
+      reply = await this.client.gwChargeRate(`gw:{${key.id}}:w`, this.opts.now(), interval, 1, BURST_MS);
     } catch (err) {
       return this.failed(err, () => this.opts.fallback!.chargeWrite(key));
     }
