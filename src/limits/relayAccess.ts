@@ -25,6 +25,6 @@ export function checkRelayAccess(key: VerifiedKey, limits: Config['limits']): vo
   countRefusal('plan');
   throw new GatewayError(
     'RELAY_FORBIDDEN',
-    `it is included in the ${humanList(limits.relayPlans.map(title))} plans; this key is on the ${title(key.planName)} plan`,
+    `it is included in the ${humanList(limits.relayPlans.map(title))} plan${plans.length === 1 ? '' : 's'}; this key is on the ${title(key.planName)} plan`,
   );
 }

@@ -77,8 +77,15 @@ export class RedisChild {
   }
 
   async up(): Promise<void> {
-    this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-    for (let i = 0; i < 100 && !(await reachable(this.port, '127.0.0.1', 100)); i++) await new Promise((r) => setTimeout(r, 50));
+    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    let spawnError: Error | undefined;
+    child.once('error', (err) => (spawnError = err));
+    this.child = child;
+    for (let i = 0; i < 100 && !spawnError; i++) {
+      if (await reachable(this.port, '127.0.0.1', 100)) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`redis-server did not start on port ${this.port}${spawnError ? `: ${spawnError.message}` : ''}`);
   }
 
   async down(): Promise<void> {
