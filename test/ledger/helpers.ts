@@ -1,0 +1,35 @@
+/** Building a relay for tests and calling it the way the edge does. */
+import type { Config, LedgerConfig } from '../../src/config/schema.js';
+import { createLedgerRelay, type LedgerRelay } from '../../src/ledger/relay.js';
+import type { CallContext } from '../../src/rpc/answer.js';
+import type { RpcOutcome } from '../../src/rpc/jsonrpc.js';
+
+export const RELAY_DEFAULTS: Config['relay'] = {
+  latestCacheMs: 0,
+  cacheBytes: 8 * 1024 * 1024,
+  mirrorTimeoutMs: 2_000,
+  mirrorRetries: 2,
+  mirrorTotalMs: 5_000,
+};
+
+export function testRelay(chainId: number, ledger: Partial<LedgerConfig> & { mirrorUrl: string }, relay: Partial<Config['relay']> = {}): LedgerRelay {
+  return createLedgerRelay({
+    chainId,
+    ledger: { consensus: {}, maxGas: 15_000_000, maxFeeTinybar: 2_000_000_000, ...ledger },
+    relay: { ...RELAY_DEFAULTS, ...relay },
+  });
+}
+
+const ctx = { requestId: 'test' } as CallContext;
+
+export async function call(relay: LedgerRelay, method: string, params: unknown = []): Promise<RpcOutcome> {
+  const [outcome] = await relay.handle([{ id: '1', method, params }], ctx);
+  return outcome;
+}
+
+/** The result of a call that must succeed. */
+export async function result(relay: LedgerRelay, method: string, params: unknown = []): Promise<any> {
+  const outcome = await call(relay, method, params);
+  if ('error' in outcome) throw new Error(`${method} failed: ${outcome.error.code} ${outcome.error.message}`);
+  return outcome.result;
+}

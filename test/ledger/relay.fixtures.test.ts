@@ -1,0 +1,165 @@
+import { expect } from 'chai';
+import type { LedgerRelay } from '../../src/ledger/relay.js';
+import { validateRpcResult } from '../support/openrpc.js';
+import { BLOCKS, BUSY_BLOCK, RESULTS, RESULT_DETAILS, startFixtureMirror, type FixtureMirror } from './fixtureMirror.js';
+import { call, result, testRelay } from './helpers.js';
+
+function valid(method: string, value: unknown) {
+  expect(validateRpcResult(method, value), `${method} result against OpenRPC`).to.deep.equal([]);
+  return value;
+}
+
+describe('ledger relay on real mirror-node example responses', () => {
+  let mirror: FixtureMirror;
+  let relay: LedgerRelay;
+
+  beforeEach(async () => {
+    mirror = await startFixtureMirror();
+    relay = testRelay(296, { mirrorUrl: mirror.url });
+  });
+  afterEach(async () => {
+    await relay.close();
+    await mirror.close();
+  });
+
+  it('eth_chainId and net_version answer in-process, with [] and [null]', async () => {
+    expect(valid('eth_chainId', await result(relay, 'eth_chainId', []))).to.equal('0x128');
+    expect(await result(relay, 'eth_chainId', [null])).to.equal('0x128');
+    expect(valid('net_version', await result(relay, 'net_version'))).to.equal('296');
+    expect(mirror.paths).to.deep.equal([]);
+  });
+
+  it('eth_getBlockByNumber cuts 48-byte hashes to their first 32 bytes, for blocks and parents alike', async () => {
+    const block = valid('eth_getBlockByNumber', await result(relay, 'eth_getBlockByNumber', ['0x12', false])) as any;
+    const ledger18 = BLOCKS.find((b) => b.number === 18);
+    expect(block.hash).to.equal(ledger18.hash.slice(0, 66));
+    expect(block.number).to.equal('0x12');
+    expect(block.timestamp).to.equal(`0x${Number(ledger18.timestamp.from.split('.')[0]).toString(16)}`);
+    const child = (await result(relay, 'eth_getBlockByNumber', ['0x13', false])) as any;
+    expect(child.parentHash).to.equal(block.hash);
+    expect(block.transactions).to.deep.equal([]);
+  });
+
+  it('follows links.next to collect a block’s transactions and converts tinybar to weibar', async () => {
+    const block = valid('eth_getBlockByNumber', await result(relay, 'eth_getBlockByNumber', [`0x${BUSY_BLOCK.toString(16)}`, true])) as any;
+    expect(block.transactions.map((t: any) => t.hash)).to.deep.equal(RESULTS.map((r) => r.hash));
+    expect(mirror.paths.filter((p) => p.startsWith('/api/v1/contracts/results?'))).to.have.length(2);
+    // amount 30 tinybar, gas price 0x4a817c80 tinybar per gas
+    expect(block.transactions[0].value).to.equal(`0x${(30n * 10n ** 10n).toString(16)}`);
+    expect(block.transactions[0].maxFeePerGas).to.equal(`0x${(0x40n * 10n ** 10n).toString(16)}`);
+    // the network fee (56 tinybar per gas for EthereumTransaction) is the base fee
+    expect(block.baseFeePerGas).to.equal(`0x${(56n * 10n ** 10n).toString(16)}`);
+    const hashes = valid('eth_getBlockByNumber', await result(relay, 'eth_getBlockByNumber', ['latest', false])) as any;
+    expect(hashes.transactions).to.deep.equal(RESULTS.map((r) => r.hash));
+    expect(valid('eth_getBlockTransactionCountByNumber', await result(relay, 'eth_getBlockTransactionCountByNumber', ['latest']))).to.equal('0x3');
+  });
+
+  it('a repeated eth_getBlockByNumber for a final block costs no second mirror-node request', async () => {
+    const first = await result(relay, 'eth_getBlockByNumber', ['0x13', true]);
+    const before = mirror.paths.length;
+    expect(before).to.be.greaterThan(0);
+    const second = await result(relay, 'eth_getBlockByNumber', ['0x13', true]);
+    expect(second).to.deep.equal(first);
+    expect(mirror.paths.length).to.equal(before);
+    expect(relay.stats().cache.hits).to.be.greaterThan(0);
+  });
+
+  it('concurrent identical requests cost one mirror-node request each lookup', async () => {
+    mirror.hold();
+    const pending = Array.from({ length: 8 }, () => result(relay, 'eth_getBlockByNumber', ['0x11', false]));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    mirror.release();
+    const blocks = await Promise.all(pending);
+    for (const b of blocks) expect(b).to.deep.equal(blocks[0]);
+    expect(mirror.paths.filter((p) => p === '/api/v1/blocks/17')).to.have.length(1);
+    expect(relay.stats().cache.coalesced).to.be.greaterThan(0);
+  });
+
+  it('eth_getBlockByHash takes the 32-byte hash and finds the 48-byte ledger block', async () => {
+    const ledger17 = BLOCKS.find((b) => b.number === 17);
+    const block = valid('eth_getBlockByHash', await result(relay, 'eth_getBlockByHash', [ledger17.hash.slice(0, 66), false])) as any;
+    expect(block.number).to.equal('0x11');
+    expect(valid('eth_getBlockTransactionCountByHash', await result(relay, 'eth_getBlockTransactionCountByHash', [ledger17.hash.slice(0, 66)]))).to.equal('0x0');
+  });
+
+  it('not found is null, not an error', async () => {
+    const missing = `0x${'ab'.repeat(32)}`;
+    for (const [method, params] of [
+      ['eth_getBlockByNumber', ['0x99', false]],
+      ['eth_getBlockByHash', [missing, true]],
+      ['eth_getTransactionByHash', [missing]],
+      ['eth_getTransactionReceipt', [missing]],
+      ['eth_getBlockTransactionCountByNumber', ['0x99']],
+      ['eth_getTransactionByBlockNumberAndIndex', ['0x99', '0x0']],
+      ['eth_getTransactionByBlockHashAndIndex', [missing, '0x0']],
+    ] as const) {
+      expect(await result(relay, method, params), method).to.equal(null);
+      valid(method, null);
+    }
+  });
+
+  it('eth_getTransactionByHash and eth_getTransactionReceipt translate a contract result', async () => {
+    const tx = valid('eth_getTransactionByHash', await result(relay, 'eth_getTransactionByHash', [RESULT_DETAILS.hash])) as any;
+    const block17 = BLOCKS.find((b) => b.number === 17);
+    expect(tx.blockHash).to.equal(block17.hash.slice(0, 66));
+    expect(tx.value).to.equal(`0x${(2_000_000_000n * 10n ** 10n).toString(16)}`);
+    expect(tx.r).to.equal(RESULT_DETAILS.r);
+    const receipt = valid('eth_getTransactionReceipt', await result(relay, 'eth_getTransactionReceipt', [RESULT_DETAILS.hash])) as any;
+    expect(receipt.status).to.equal('0x1');
+    expect(receipt.logs).to.have.length(2);
+    expect(receipt.logs[0].topics).to.deep.equal(RESULT_DETAILS.logs[0].topics);
+    expect(receipt.logs[0].blockHash).to.equal(receipt.blockHash);
+    const again = mirror.paths.length;
+    await result(relay, 'eth_getTransactionReceipt', [RESULT_DETAILS.hash]);
+    expect(mirror.paths.length).to.equal(again);
+  });
+
+  it('eth_getTransactionByBlockNumberAndIndex finds a transaction by its index in the block', async () => {
+    const tx = valid('eth_getTransactionByBlockNumberAndIndex', await result(relay, 'eth_getTransactionByBlockNumberAndIndex', ['0x13', '0x1'])) as any;
+    expect(tx.hash).to.equal(RESULTS[0].hash);
+    expect(await result(relay, 'eth_getTransactionByBlockNumberAndIndex', ['0x13', '0x7'])).to.equal(null);
+  });
+
+  it('constant answers match the OpenRPC schemas', async () => {
+    expect(valid('eth_syncing', await result(relay, 'eth_syncing'))).to.equal(false);
+    expect(valid('eth_accounts', await result(relay, 'eth_accounts'))).to.deep.equal([]);
+    expect(valid('eth_maxPriorityFeePerGas', await result(relay, 'eth_maxPriorityFeePerGas'))).to.equal('0x0');
+    expect(valid('eth_gasPrice', await result(relay, 'eth_gasPrice'))).to.equal(`0x${(56n * 10n ** 10n).toString(16)}`);
+    expect(valid('eth_blockNumber', await result(relay, 'eth_blockNumber'))).to.equal('0x13');
+    expect(await result(relay, 'eth_mining')).to.equal(false);
+    expect(await result(relay, 'net_listening')).to.equal(true);
+    expect(await result(relay, 'web3_clientVersion')).to.match(/^multichain-gateway\/\d+\.\d+\.\d+/);
+  });
+
+  it('eth_feeHistory reports the network gas price for each block and zero rewards', async () => {
+    const history = await result(relay, 'eth_feeHistory', ['0x2', 'latest', [50]]);
+    // the fixture serves no block ranges, so the history is empty but well-formed
+    valid('eth_feeHistory', history);
+    expect(history.baseFeePerGas[0]).to.equal(`0x${(56n * 10n ** 10n).toString(16)}`);
+  });
+
+  it('unknown methods get -32601 naming the method; bad params get -32602 with a clear message', async () => {
+    const unsupported = await call(relay, 'eth_newFilter', [{}]);
+    expect(unsupported).to.have.nested.property('error.code', -32601);
+    expect((unsupported as any).error.message).to.include('eth_newFilter').and.include('not supported on this chain');
+    for (const [method, params, text] of [
+      ['eth_getBlockByNumber', ['0xzz', false], 'hex block number'],
+      ['eth_getBlockByNumber', ['newest', false], 'latest, earliest, pending, safe, finalized'],
+      ['eth_getBlockByNumber', [], 'at least 1'],
+      ['eth_getBlockByNumber', ['latest', 'yes'], 'true or false'],
+      ['eth_getTransactionByHash', ['0x1234'], '32-byte'],
+      ['eth_getBalance', ['0x12', 'latest'], '20-byte'],
+      ['eth_chainId', [1], 'at most 0'],
+      ['eth_blockNumber', { a: 1 }, 'must be an array'],
+    ] as const) {
+      const outcome = await call(relay, method, params);
+      expect(outcome, `${method} ${JSON.stringify(params)}`).to.have.nested.property('error.code', -32602);
+      expect((outcome as any).error.message).to.include(text);
+    }
+  });
+
+  it('writes without an operator say clearly that they are not configured', async () => {
+    const outcome = await call(relay, 'eth_sendRawTransaction', ['0x02f8']);
+    expect(outcome).to.have.nested.property('error.message').that.includes('Writes are not configured');
+  });
+});
