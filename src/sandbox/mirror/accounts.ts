@@ -1,0 +1,65 @@
+/** `/api/v1/accounts/{idOrAliasOrEvmAddress}`: an account's state and, unless `transactions=false`, its transactions. */
+import type { LedgerAccount, LedgerView } from '../ledger/view.js';
+import { requireAccount } from './entities.js';
+import type { Route } from './http.js';
+import { EQ, VALUE, lastValue, parseQuery } from './query.js';
+import { balanceAt, nonceAt, snapshotFor } from './state.js';
+import { TIMESTAMP_RULE, TRANSACTION_TYPE_RULE, filterTransactions, involves, transactionPage } from './transactions.js';
+
+/** The ledger's default auto-renew period, 90 days. */
+export const AUTO_RENEW_SECONDS = 7_776_000;
+
+export function keyBody(account: LedgerAccount) {
+  if (account.publicKey) return { _type: 'ECDSA_SECP256K1', key: account.publicKey.replace(/^0x/, '') };
+  if (account.ed25519PublicKey) return { _type: 'ED25519', key: account.ed25519PublicKey.replace(/^0x/, '') };
+  return null;
+}
+
+export function accountRoutes(view: LedgerView): Route[] {
+  const rules = {
+    timestamp: TIMESTAMP_RULE,
+    transactiontype: TRANSACTION_TYPE_RULE,
+    transactions: { ops: EQ, value: VALUE.boolean },
+  };
+  return [
+    {
+      method: 'GET',
+      pattern: /^\/api\/v1\/accounts\/([^/]+)$/,
+      async handle(req) {
+        const q = parseQuery(req.search, rules, { order: 'desc' });
+        const account = requireAccount(view, req.params[0]);
+        const snapshot = snapshotFor(view, q.filters.get('timestamp'));
+        const [balance, nonce] = snapshot ? await Promise.all([balanceAt(view, account, snapshot), nonceAt(view, account, snapshot)]) : [0, 0];
+        const listed =
+          lastValue(q, 'transactions') === 'false'
+            ? { transactions: [], links: { next: null } }
+            : transactionPage(
+                req.path,
+                filterTransactions(view.transactions(), q).filter((tx) => involves(tx, account.id)),
+                q,
+              );
+        return {
+          account: account.id,
+          alias: null,
+          auto_renew_period: AUTO_RENEW_SECONDS,
+          balance: { balance, timestamp: snapshot?.timestamp ?? null, tokens: [] },
+          created_timestamp: account.createdTimestamp,
+          decline_reward: false,
+          deleted: false,
+          ethereum_nonce: nonce,
+          evm_address: account.evmAddress,
+          expiry_timestamp: null,
+          key: keyBody(account),
+          max_automatic_token_associations: 0,
+          memo: '',
+          pending_reward: 0,
+          receiver_sig_required: false,
+          staked_account_id: null,
+          staked_node_id: null,
+          stake_period_start: null,
+          ...listed,
+        };
+      },
+    },
+  ];
+}

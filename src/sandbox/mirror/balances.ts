@@ -1,0 +1,46 @@
+/** `/api/v1/balances`: hbar balances of every account, now or as of a timestamp, paged by account id. */
+import type { LedgerView } from '../ledger/view.js';
+import { lookupEntity } from './entities.js';
+import { entityNum } from './format.js';
+import type { Route } from './http.js';
+import { ALL_OPS, EQ, VALUE, lastValue, nextLink, page, parseQuery, passes } from './query.js';
+import { balanceAt, snapshotFor } from './state.js';
+
+/** account.id takes an id with an operator, or (without one) an EVM address or alias as `/accounts/{id}` does. */
+const ACCOUNT_ID = /^((\d{1,10}\.){0,2}\d{1,10}|(0x)?[A-Fa-f0-9]{40}|(?:[A-Z2-7]{8})*(?:[A-Z2-7]{2}|[A-Z2-7]{4,5}|[A-Z2-7]{7,8}))$/;
+
+export function balanceRoutes(view: LedgerView): Route[] {
+  const rules = {
+    'account.id': { ops: ALL_OPS, value: ACCOUNT_ID },
+    'account.balance': { ops: ALL_OPS, value: /^\d{1,19}$/ },
+    'account.publickey': { ops: EQ, value: /^(0x)?[0-9a-fA-F]{64,66}$/ },
+    timestamp: { ops: ['eq', 'lt', 'lte'] as const, value: VALUE.timestamp },
+  };
+  return [
+    {
+      method: 'GET',
+      pattern: /^\/api\/v1\/balances$/,
+      async handle(req) {
+        const q = parseQuery(req.search, rules, { order: 'desc' });
+        const snapshot = snapshotFor(view, q.filters.get('timestamp'));
+        // Ids compare numerically; an address or alias names one account, compared by its number.
+        const idFilters = q.filters.get('account.id')?.map((f) => ({ op: f.op, value: String(entityNum(f.value) ?? lookupEntity(view, f.value)?.num ?? -1) }));
+        const publicKey = lastValue(q, 'account.publickey')?.toLowerCase().replace(/^(0x)?/, '0x');
+        const candidates = [...view.accounts()]
+          .filter((a) => passes(idFilters, BigInt(a.num), BigInt) && (publicKey === undefined || a.publicKey?.toLowerCase() === publicKey))
+          .sort((a, b) => a.num - b.num);
+        const rows = snapshot
+          ? await Promise.all(candidates.map(async (a) => ({ account: a, balance: await balanceAt(view, a, snapshot) })))
+          : [];
+        const matching = rows.filter((r) => passes(q.filters.get('account.balance'), BigInt(r.balance), BigInt));
+        const { rows: shown, full } = page(matching, q);
+        const last = shown.at(-1);
+        return {
+          timestamp: snapshot?.timestamp ?? null,
+          balances: shown.map((r) => ({ account: r.account.id, balance: r.balance, tokens: [] })),
+          links: { next: full && last ? nextLink(req.path, q, [['account.id', q.order === 'asc' ? 'gt' : 'lt', last.account.id]]) : null },
+        };
+      },
+    },
+  ];
+}

@@ -1,0 +1,68 @@
+/** `/api/v1/blocks` and `/api/v1/blocks/{hashOrNumber}`: the ledger's record-file blocks. */
+import { GatewayError } from '../../errors.js';
+import type { LedgerBlock, LedgerView } from '../ledger/view.js';
+import { timestampNanos } from './format.js';
+import type { Route } from './http.js';
+import { RANGE_OPS, VALUE, nextLink, page, parseQuery, passes } from './query.js';
+
+/** The services (HAPI) version the sandbox's consensus-node stand-in answers as. */
+export const HAPI_VERSION = '0.66.0';
+
+const HASH_OR_NUMBER = /^(\d{1,10}|(0x)?([A-Fa-f0-9]{64}|[A-Fa-f0-9]{96}))$/;
+
+export function blockBody(b: LedgerBlock) {
+  return {
+    count: b.count,
+    gas_used: b.gasUsed,
+    hapi_version: HAPI_VERSION,
+    hash: b.hash,
+    logs_bloom: b.logsBloom,
+    name: b.name,
+    number: b.number,
+    previous_hash: b.previousHash,
+    size: b.size,
+    timestamp: { from: b.timestampFrom, to: b.timestampTo },
+  };
+}
+
+export function blockRoutes(view: LedgerView): Route[] {
+  const listRules = {
+    'block.number': { ops: RANGE_OPS, value: VALUE.integer },
+    timestamp: { ops: RANGE_OPS, value: VALUE.timestamp },
+  };
+  return [
+    {
+      method: 'GET',
+      pattern: /^\/api\/v1\/blocks$/,
+      handle(req) {
+        const q = parseQuery(req.search, listRules, { order: 'desc' });
+        // The real node filters blocks on the end of their timestamp range.
+        const matching = view
+          .blocks()
+          .filter(
+            (b) => passes(q.filters.get('block.number'), BigInt(b.number), BigInt) && passes(q.filters.get('timestamp'), timestampNanos(b.timestampTo), timestampNanos),
+          );
+        const { rows, full } = page(matching, q);
+        const last = rows.at(-1);
+        return {
+          blocks: rows.map(blockBody),
+          links: {
+            next: full && last ? nextLink(req.path, q, [['block.number', q.order === 'asc' ? 'gt' : 'lt', String(last.number)]]) : null,
+          },
+        };
+      },
+    },
+    {
+      method: 'GET',
+      pattern: /^\/api\/v1\/blocks\/([^/]+)$/,
+      handle(req) {
+        parseQuery(req.search, {});
+        const id = req.params[0];
+        if (!HASH_OR_NUMBER.test(id)) throw new GatewayError('MIRROR_INVALID_PARAMETER', 'hashOrNumber');
+        const block = /^\d+$/.test(id) ? view.blockByNumber(Number(id)) : view.blockByHash(id.startsWith('0x') ? id.toLowerCase() : `0x${id.toLowerCase()}`);
+        if (!block) throw new GatewayError('NOT_FOUND');
+        return blockBody(block);
+      },
+    },
+  ];
+}

@@ -1,0 +1,64 @@
+/**
+ * Finding accounts and contracts by the names the mirror node accepts: entity ids (`0.0.N`, `0.N`, `N`),
+ * EVM addresses (with or without `0x`, optionally `0.0.`-prefixed) and account aliases (base32, no padding).
+ */
+import { GatewayError } from '../../errors.js';
+import type { LedgerAccount, LedgerView } from '../ledger/view.js';
+import { entityNum, evmAddress } from './format.js';
+
+const ACCOUNT_PARAM = /^(\d{1,10}\.){0,2}(\d{1,10}|(0x)?[A-Fa-f0-9]{40}|(?:[A-Z2-7]{8})*(?:[A-Z2-7]{2}|[A-Z2-7]{4,5}|[A-Z2-7]{7,8}))$/;
+const CONTRACT_PARAM = /^(\d{1,10}\.){0,2}(\d{1,10}|(0x)?[A-Fa-f0-9]{40})$/;
+/** A protobuf `Key` holding a compressed secp256k1 key: field 6 (ECDSASecp256k1), 33 bytes. */
+const ECDSA_KEY_PREFIX = '3a21';
+
+function base32Decode(text: string): Buffer {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  const bytes: number[] = [];
+  let bits = 0;
+  let value = 0;
+  for (const ch of text) {
+    value = (value << 5) | alphabet.indexOf(ch);
+    bits += 5;
+    if (bits >= 8) {
+      bits -= 8;
+      bytes.push((value >> bits) & 0xff);
+    }
+  }
+  return Buffer.from(bytes);
+}
+
+function byAlias(view: LedgerView, alias: string): LedgerAccount | undefined {
+  const hex = base32Decode(alias).toString('hex');
+  if (hex.length === 40) return view.account(`0x${hex}`);
+  if (hex.startsWith(ECDSA_KEY_PREFIX) && hex.length === 70) {
+    const key = `0x${hex.slice(4)}`;
+    return view.accounts().find((a) => a.publicKey?.toLowerCase() === key);
+  }
+  return undefined;
+}
+
+/** An account or contract by any accepted name; undefined when no such entity exists. */
+export function lookupEntity(view: LedgerView, name: string): LedgerAccount | undefined {
+  const num = entityNum(name);
+  if (num !== undefined) return view.account(`0.0.${num}`);
+  const address = evmAddress(name);
+  if (address) return view.account(address);
+  const alias = name.split('.').at(-1) as string;
+  return byAlias(view, alias);
+}
+
+/** For `{idOrAliasOrEvmAddress}`: 400 when malformed, 404 when unknown. */
+export function requireAccount(view: LedgerView, name: string, param = 'idOrAliasOrEvmAddress'): LedgerAccount {
+  if (!ACCOUNT_PARAM.test(name)) throw new GatewayError('MIRROR_INVALID_PARAMETER', param);
+  const account = lookupEntity(view, name);
+  if (!account) throw new GatewayError('NOT_FOUND');
+  return account;
+}
+
+/** For `{contractIdOrAddress}`: 400 when malformed, 404 when no contract has that name. */
+export function requireContract(view: LedgerView, name: string): LedgerAccount {
+  if (!CONTRACT_PARAM.test(name)) throw new GatewayError('MIRROR_INVALID_PARAMETER', 'contractIdOrAddress');
+  const contract = lookupEntity(view, name);
+  if (!contract?.isContract) throw new GatewayError('NOT_FOUND');
+  return contract;
+}

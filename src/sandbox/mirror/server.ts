@@ -1,0 +1,81 @@
+/**
+ * The ledger sandbox's mirror-node REST stand-in: the endpoints the relay and users need, served from a LedgerView
+ * over plain `node:http` (the relay benchmark leans on it), answering in the real mirror node's shapes and errors.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { GatewayError } from '../../errors.js';
+import type { LedgerView } from '../ledger/view.js';
+import { accountRoutes } from './accounts.js';
+import { balanceRoutes } from './balances.js';
+import { blockRoutes } from './blocks.js';
+import { callRoutes } from './call.js';
+import { contractResultRoutes } from './contractResults.js';
+import { contractRoutes } from './contracts.js';
+import { errorReply, readJson, sendJson, type Route } from './http.js';
+import { logRoutes } from './logs.js';
+import { networkRoutes } from './network.js';
+import { EthRecords } from './records.js';
+import { transactionRoutes } from './transactions.js';
+
+export interface MirrorNode {
+  /** Base URL, e.g. `http://127.0.0.1:5551`; the API is under `/api/v1`. */
+  url: string;
+  close(): Promise<void>;
+}
+
+function routesFor(view: LedgerView): Route[] {
+  const records = new EthRecords(view);
+  // Literal paths before the parameterised ones they would otherwise match (`/contracts/results/logs`).
+  return [
+    ...logRoutes(view, records),
+    ...callRoutes(view),
+    ...contractResultRoutes(view, records),
+    ...contractRoutes(view, records),
+    ...blockRoutes(view),
+    ...accountRoutes(view),
+    ...balanceRoutes(view),
+    ...transactionRoutes(view),
+    ...networkRoutes(view),
+  ];
+}
+
+async function dispatch(routes: Route[], req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  try {
+    const url = new URL(req.url ?? '/', 'http://mirror');
+    const path = url.pathname.replace(/\/+$/, '');
+    for (const route of routes) {
+      if (route.method !== req.method) continue;
+      const m = route.pattern.exec(path);
+      if (!m) continue;
+      const params = m.slice(1).map((p) => decodeURIComponent(p));
+      const body = route.method === 'POST' ? await readJson(req) : undefined;
+      sendJson(res, 200, await route.handle({ path, search: url.searchParams, params, body }));
+      return;
+    }
+    throw new GatewayError('NOT_FOUND');
+  } catch (err) {
+    const { status, body } = errorReply(err);
+    sendJson(res, status, body);
+  }
+}
+
+export async function startMirrorNode(view: LedgerView, opts: { host?: string; port?: number } = {}): Promise<MirrorNode> {
+  const routes = routesFor(view);
+  const server = http.createServer((req, res) => void dispatch(routes, req, res));
+  const host = opts.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        // Keep-alive clients (the relay's pool) would otherwise hold the server open.
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,106 @@
+/** `/api/v1/transactions`, and the transaction shape `/accounts/{id}` embeds. */
+import type { LedgerTransaction, LedgerView } from '../ledger/view.js';
+import { canonicalTransactionId, entityNum, hexToBase64, timestampNanos, validStartOf } from './format.js';
+import type { Route } from './http.js';
+import { ALL_OPS, EQ, VALUE, lastValue, nextLink, page, parseQuery, passes, type Query } from './query.js';
+
+/** The mirror node's TransactionTypes enum; it reads the parameter case-insensitively. */
+const TRANSACTION_TYPE = new RegExp(
+  `^(${[
+    'ATOMICBATCH|CONSENSUSCREATETOPIC|CONSENSUSDELETETOPIC|CONSENSUSSUBMITMESSAGE|CONSENSUSUPDATETOPIC|CONTRACTCALL',
+    'CONTRACTCREATEINSTANCE|CONTRACTDELETEINSTANCE|CONTRACTUPDATEINSTANCE|CRYPTOADDLIVEHASH|CRYPTOAPPROVEALLOWANCE',
+    'CRYPTOCREATEACCOUNT|CRYPTODELETE|CRYPTODELETEALLOWANCE|CRYPTODELETELIVEHASH|CRYPTOTRANSFER|CRYPTOUPDATEACCOUNT',
+    'ETHEREUMTRANSACTION|FILEAPPEND|FILECREATE|FILEDELETE|FILEUPDATE|FREEZE|NODECREATE|NODEDELETE|NODESTAKEUPDATE',
+    'NODEUPDATE|SCHEDULECREATE|SCHEDULEDELETE|SCHEDULESIGN|SYSTEMDELETE|SYSTEMUNDELETE|TOKENAIRDROP|TOKENASSOCIATE',
+    'TOKENBURN|TOKENCANCELAIRDROP|TOKENCLAIMAIRDROP|TOKENCREATION|TOKENDELETION|TOKENDISSOCIATE|TOKENFEESCHEDULEUPDATE',
+    'TOKENFREEZE|TOKENGRANTKYC|TOKENMINT|TOKENPAUSE|TOKENREJECT|TOKENREVOKEKYC|TOKENUNFREEZE|TOKENUNPAUSE|TOKENUPDATE',
+    'TOKENUPDATENFTS|TOKENWIPE|UNCHECKEDSUBMIT|UTILPRNG',
+  ].join('|')})$`,
+  'i',
+);
+/** The node every sandbox transaction is submitted to. */
+const NODE_ACCOUNT = '0.0.3';
+
+export const TIMESTAMP_RULE = { ops: ALL_OPS, value: VALUE.timestamp };
+export const TRANSACTION_TYPE_RULE = { ops: EQ, value: TRANSACTION_TYPE };
+
+export function transactionBody(tx: LedgerTransaction) {
+  const transactionId = canonicalTransactionId(tx.transactionId) ?? tx.transactionId;
+  return {
+    batch_key: null,
+    bytes: null,
+    charged_tx_fee: tx.chargedTxFeeTinybar,
+    consensus_timestamp: tx.consensusTimestamp,
+    entity_id: tx.contractId ?? tx.fileId ?? null,
+    max_custom_fees: [],
+    memo_base64: null,
+    name: tx.name,
+    nft_transfers: [],
+    node: NODE_ACCOUNT,
+    nonce: 0,
+    parent_consensus_timestamp: null,
+    result: tx.result,
+    scheduled: false,
+    staking_reward_transfers: [],
+    token_transfers: [],
+    transaction_hash: hexToBase64(tx.hash),
+    transaction_id: transactionId,
+    transfers: tx.transfers.map((t) => ({ account: t.account, amount: t.amount, is_approval: false })),
+    valid_start_timestamp: validStartOf(transactionId),
+  };
+}
+
+/** Whether the account paid for the transaction or had hbar moved by it. */
+export function involves(tx: LedgerTransaction, accountId: string): boolean {
+  return tx.payerAccountId === accountId || tx.transfers.some((t) => t.account === accountId);
+}
+
+/** The timestamp and type filters both listings share, in consensus order. */
+export function filterTransactions(txs: readonly LedgerTransaction[], q: Query): LedgerTransaction[] {
+  const type = lastValue(q, 'transactiontype');
+  return txs.filter(
+    (tx) => (type === undefined || tx.name === type.toUpperCase()) && passes(q.filters.get('timestamp'), timestampNanos(tx.consensusTimestamp), timestampNanos),
+  );
+}
+
+/** One page of transactions with the real node's `links.next` (paging on the consensus timestamp). */
+export function transactionPage(path: string, txs: readonly LedgerTransaction[], q: Query) {
+  const { rows, full } = page(txs, q);
+  const last = rows.at(-1);
+  return {
+    transactions: rows.map(transactionBody),
+    links: { next: full && last ? nextLink(path, q, [['timestamp', q.order === 'asc' ? 'gt' : 'lt', last.consensusTimestamp]]) : null },
+  };
+}
+
+export function transactionRoutes(view: LedgerView): Route[] {
+  const rules = {
+    'account.id': { ops: ALL_OPS, value: VALUE.entityId },
+    timestamp: TIMESTAMP_RULE,
+    transactiontype: TRANSACTION_TYPE_RULE,
+    result: { ops: EQ, value: /^(success|fail)$/ },
+    type: { ops: EQ, value: /^(credit|debit)$/ },
+  };
+  return [
+    {
+      method: 'GET',
+      pattern: /^\/api\/v1\/transactions$/,
+      handle(req) {
+        const q = parseQuery(req.search, rules, { order: 'desc' });
+        const accountFilter = q.filters.get('account.id');
+        const result = lastValue(q, 'result');
+        const direction = lastValue(q, 'type');
+        // The accounts a transaction touches, as entity numbers, for the account.id filter.
+        const selected = (account: string) => passes(accountFilter, BigInt(entityNum(account) ?? -1), (v) => BigInt(entityNum(v) ?? -1));
+        const matching = filterTransactions(view.transactions(), q).filter((tx) => {
+          if (result !== undefined && (tx.result === 'SUCCESS') !== (result === 'success')) return false;
+          if (accountFilter && !selected(tx.payerAccountId) && !tx.transfers.some((t) => selected(t.account))) return false;
+          if (direction === undefined) return true;
+          const moves = tx.transfers.filter((t) => !accountFilter || selected(t.account));
+          return moves.some((t) => (direction === 'credit' ? t.amount > 0 : t.amount < 0));
+        });
+        return transactionPage(req.path, matching, q);
+      },
+    },
+  ];
+}
