@@ -26,17 +26,17 @@ const ledgerSchema = z.object({
 export type LedgerConfig = z.infer<typeof ledgerSchema>;
 
 const networkSchema = z.object({
-  chainId: z.number().int().positive(),
+  chainId: z.number().int().positive().describe('EIP-155 chain id the network answers eth_chainId with'),
   upstreams: z.array(url).default([]).describe('JSON-RPC upstream URLs in failover order (EVM chains)'),
-  apis: z.array(z.enum(API_KINDS)).min(1).default(['rpc']),
+  apis: z.array(z.enum(API_KINDS)).min(1).default(['rpc']).describe('APIs this network serves; rpc is required'),
   ledger: ledgerSchema.optional().describe('Ledger-chain upstreams (only on the ledger chain)'),
   graphqlUrl: url.optional().describe('Upstream for the beta GraphQL (EVM chains)'),
 });
 export type NetworkConfig = z.infer<typeof networkSchema>;
 
 const chainSchema = z.object({
-  kind: z.enum(['evm', 'ledger']).default('evm'),
-  displayName: z.string(),
+  kind: z.enum(['evm', 'ledger']).default('evm').describe('evm chains forward /rpc upstream; the ledger chain is answered by the relay'),
+  displayName: z.string().describe('Human-readable chain name (MCP tools, key page)'),
   networks: z
     .record(z.string().regex(/^[a-z0-9]+$/, 'network names are lower-case letters and digits'), networkSchema)
     .refine((n) => 'mainnet' in n, 'every chain needs a mainnet network'),
@@ -44,12 +44,12 @@ const chainSchema = z.object({
 export type ChainConfig = z.infer<typeof chainSchema>;
 
 const planSchema = z.object({
-  requestsPerSecond: z.number().positive(),
-  monthlyQuota: z.number().int().positive(),
-  apis: z.array(z.enum(PLAN_APIS)).min(1),
-  maxGraphqlDepth: z.number().int().positive().optional(),
-  maxGraphqlBytes: z.number().int().positive().optional(),
-  maxSubscriptions: z.number().int().positive().default(20),
+  requestsPerSecond: z.number().positive().describe('Budget shared by all networks and APIs of a key'),
+  monthlyQuota: z.number().int().positive().describe('Requests per calendar month (UTC)'),
+  apis: z.array(z.enum(PLAN_APIS)).min(1).describe('APIs the plan includes; others answer 403'),
+  maxGraphqlDepth: z.number().int().positive().optional().describe('Deepest GraphQL query allowed; unbounded when absent'),
+  maxGraphqlBytes: z.number().int().positive().optional().describe('Largest GraphQL query text; unbounded when absent'),
+  maxSubscriptions: z.number().int().positive().default(20).describe('GraphQL subscriptions a key may hold open'),
 });
 export type PlanConfig = z.infer<typeof planSchema>;
 
@@ -79,7 +79,7 @@ export const configSchema = z.object({
       dataDir: z.string().default('.data').describe('Directory of the embedded store (env DATA_DIR)'),
       cacheTtlMs: z.number().int().positive().default(10_000).describe('How long a verified key is trusted without the store; bounds revocation'),
       negativeTtlMs: z.number().int().positive().default(2_000).describe('How long an unknown key is remembered as unknown'),
-      cacheMax: z.number().int().positive().default(100_000),
+      cacheMax: z.number().int().positive().default(100_000).describe('Most verified keys held in memory'),
       demoKey: z.boolean().default(true).describe('Create and print a demo key at start (embedded store only)'),
     })
     .prefault({}),
@@ -88,7 +88,7 @@ export const configSchema = z.object({
       redisUrl: z.string().optional().describe('Redis URL shared by all instances (env REDIS_URL); in-memory when absent'),
       redisFailure: z.enum(['fail-open', 'fail-closed']).default('fail-open').describe('What to do while Redis is unreachable'),
       relayPhase: z.enum(['beta', 'ga']).default('ga').describe('Who may use the ledger /rpc: relay_beta keys, or paid plans'),
-      relayPlans: z.array(z.string()).default(['developer', 'startup', 'premium', 'enterprise']),
+      relayPlans: z.array(z.string()).default(['developer', 'startup', 'premium', 'enterprise']).describe('Plans that include the ledger /rpc when relayPhase is ga'),
       writesPerSecond: z.number().positive().default(2).describe('eth_sendRawTransaction budget per key'),
       quotaFlushMs: z.number().int().positive().default(1_000).describe('How often usage counts are persisted'),
     })
@@ -103,13 +103,13 @@ export const configSchema = z.object({
     .object({
       latestCacheMs: z.number().int().min(0).default(500).describe('How long `latest` answers may be reused'),
       cacheBytes: z.number().int().positive().default(64 * 1024 * 1024).describe('Byte bound of the final-data cache'),
-      mirrorTimeoutMs: z.number().int().positive().default(5_000),
-      mirrorRetries: z.number().int().min(0).default(2),
+      mirrorTimeoutMs: z.number().int().positive().default(5_000).describe('Timeout of one mirror-node request'),
+      mirrorRetries: z.number().int().min(0).default(2).describe('Retries of a failed mirror-node lookup'),
       mirrorTotalMs: z.number().int().positive().default(15_000).describe('Bound on all attempts of one mirror-node lookup'),
     })
     .prefault({}),
   log: z
-    .object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info') })
+    .object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('Log level (env LOG_LEVEL)') })
     .prefault({}),
 });
 
