@@ -60,6 +60,8 @@ export function modernClient(url: string, connectionParams?: Record<string, unkn
     connectionParams,
     retryAttempts: 0,
     lazy: false,
+    // Tests read refusals from `closed`; the default handler would print the close event.
+    onNonLazyError: () => {},
     on: { closed: (e) => onClosed({ code: (e as CloseEvent).code, reason: String((e as CloseEvent).reason) }) },
   });
   return {

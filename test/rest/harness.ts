@@ -4,6 +4,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import { Router } from '../../src/edge/route.js';
@@ -88,6 +89,12 @@ export async function startTestEdge(handlers: Partial<Record<string, ApiHandler>
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
     }
   });
+  // Upgraded sockets leave the server's HTTP bookkeeping, so close() ends them itself.
+  const sockets = new Set<Duplex>();
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.once('close', () => sockets.delete(s));
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   let next = 0;
@@ -113,7 +120,7 @@ export async function startTestEdge(handlers: Partial<Record<string, ApiHandler>
     },
     close: () =>
       new Promise<void>((resolve) => {
-        server.closeAllConnections();
+        for (const s of sockets) s.destroy();
         server.close(() => resolve());
       }),
   };

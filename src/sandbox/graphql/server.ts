@@ -4,6 +4,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { parse, validate, execute, GraphQLError, type GraphQLSchema } from 'graphql';
 import { WebSocketServer } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
@@ -54,17 +55,24 @@ export async function serveGraphql(schema: GraphQLSchema, path: string, opts: { 
     target.handleUpgrade(req, socket, head, (ws) => target.emit('connection', ws, req));
   });
 
+  // WebSocket sockets leave the server's HTTP bookkeeping once upgraded; close() ends them itself.
+  const sockets = new Set<Duplex>();
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.once('close', () => sockets.delete(s));
+  });
   await new Promise<void>((resolve) => server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const host = opts.host ?? '127.0.0.1';
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}${path}`,
     async close() {
-      for (const ws of legacy.clients) ws.terminate();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const ws of [...legacy.clients, ...modern.clients]) ws.terminate();
       await modernServer.dispose();
       await new Promise<void>((resolve) => legacy.close(() => resolve()));
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const s of sockets) s.destroy();
+      await closed;
     },
   };
 }
