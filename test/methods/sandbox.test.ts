@@ -1,0 +1,247 @@
+/**
+ * The relay against the ledger sandbox: the real @hashgraph/sdk over gRPC to the consensus-node stand-in, a real EVM,
+ * the mirror-node stand-in over real HTTP. Every method's result is checked against the Ethereum OpenRPC schema.
+ */
+import { expect } from 'chai';
+import { Contract, ContractFactory, JsonRpcProvider, Transaction, Wallet, parseEther, type TransactionReceipt } from 'ethers';
+import { startLedgerSandbox } from '../../src/sandbox/index.js';
+import type { LedgerRelay } from '../../src/ledger/relay.js';
+import { validateRpcResult, hasRpcMethod } from '../support/openrpc.js';
+import { call, result, testRelay } from '../ledger/helpers.js';
+import { greeter } from './contract.js';
+import { serveRpc } from './rpcServer.js';
+
+const CHAIN_ID = 296;
+/**
+ * Deployments name their gas: the sandbox's contracts/call requires `to`, as the OpenAPI document says, so it cannot
+ * estimate a creation (the real mirror node can, and the relay asks it the same way).
+ */
+const DEPLOY_GAS = 3_000_000n;
+type Sandbox = Awaited<ReturnType<typeof startLedgerSandbox>>;
+
+async function checked(relay: LedgerRelay, method: string, params: unknown[]): Promise<any> {
+  const value = await result(relay, method, params);
+  if (hasRpcMethod(method)) expect(validateRpcResult(method, value), `${method} result against OpenRPC`).to.deep.equal([]);
+  return value;
+}
+
+describe('ledger relay against the ledger sandbox', function () {
+  let sandbox: Sandbox;
+  let relay: LedgerRelay;
+  let server: { url: string; close: () => Promise<void> };
+  let provider: JsonRpcProvider;
+  let wallet: Wallet;
+  let contract: Contract;
+  let deployReceipt: TransactionReceipt;
+  let greetReceipt: TransactionReceipt;
+
+  before(async () => {
+    sandbox = await startLedgerSandbox({ chainId: CHAIN_ID, blockIntervalMs: 0 });
+    relay = testRelay(CHAIN_ID, {
+      mirrorUrl: sandbox.mirrorUrl,
+      consensus: sandbox.consensus,
+      operatorId: sandbox.operator.accountId,
+      operatorKey: String(sandbox.operator.privateKey),
+    });
+    server = await serveRpc(relay);
+    provider = new JsonRpcProvider(server.url, CHAIN_ID, { staticNetwork: true, cacheTimeout: -1, pollingInterval: 50 });
+    wallet = new Wallet(sandbox.accounts[0].privateKey, provider);
+    const { abi, bytecode } = greeter();
+    const deployed = await new ContractFactory(abi, bytecode, wallet).deploy('hello', '0x', { gasLimit: DEPLOY_GAS });
+    await deployed.waitForDeployment();
+    deployReceipt = (await deployed.deploymentTransaction()!.wait())!;
+    contract = deployed as unknown as Contract;
+    const tx = await contract.greet('hi', { value: parseEther('1') });
+    greetReceipt = (await tx.wait())!;
+  });
+
+  after(async () => {
+    provider?.destroy();
+    await server?.close();
+    await relay?.close();
+    await sandbox?.close();
+  });
+
+  it('ethers v6 deploys a contract, calls it, sends value and reads its events', async () => {
+    expect(deployReceipt.status).to.equal(1);
+    expect(await contract.greeting()).to.equal('hi');
+    expect(greetReceipt.status).to.equal(1);
+    const events = await contract.queryFilter(contract.filters.Greeted(), deployReceipt.blockNumber, 'latest');
+    expect(events).to.have.length(1);
+    const [from, message, value] = (events[0] as any).args;
+    expect([from, message, value]).to.deep.equal([wallet.address, 'hi', parseEther('1')]);
+    expect(await provider.getBalance(await contract.getAddress())).to.equal(parseEther('1'));
+
+    const to = sandbox.accounts[1].address;
+    const before = await provider.getBalance(to);
+    const send = await wallet.sendTransaction({ to, value: parseEther('2') });
+    expect((await send.wait())!.status).to.equal(1);
+    expect(await provider.getBalance(to)).to.equal(before + parseEther('2'));
+
+    const reverted = await contract.fail.staticCall().catch((e) => e);
+    expect(reverted.reason).to.equal('nope');
+  });
+
+  it('viem deploys a contract, calls it, sends value and reads its events', async () => {
+    const { createPublicClient, createWalletClient, defineChain, http, parseEther: viemEther, getContract } = await import('viem');
+    const { privateKeyToAccount } = await import('viem/accounts');
+    const chain = defineChain({
+      id: CHAIN_ID,
+      name: 'ledger sandbox',
+      nativeCurrency: { name: 'HBAR', symbol: 'HBAR', decimals: 18 },
+      rpcUrls: { default: { http: [server.url] } },
+    });
+    const account = privateKeyToAccount(sandbox.accounts[2].privateKey as `0x${string}`);
+    const publicClient = createPublicClient({ chain, transport: http(), pollingInterval: 50 });
+    const walletClient = createWalletClient({ chain, transport: http(), account, pollingInterval: 50 });
+    const { abi, bytecode } = greeter();
+
+    const deployHash = await walletClient.deployContract({ abi, bytecode: bytecode as `0x${string}`, args: ['hello', '0x'], gas: DEPLOY_GAS });
+    const deployed = await publicClient.waitForTransactionReceipt({ hash: deployHash, pollingInterval: 50 });
+    expect(deployed.status).to.equal('success');
+    const address = deployed.contractAddress!;
+    const greeterContract = getContract({ address, abi, client: { public: publicClient, wallet: walletClient } });
+    expect(await greeterContract.read.greeting()).to.equal('hello');
+
+    const callHash = await greeterContract.write.greet(['viem'], { value: viemEther('1') });
+    const called = await publicClient.waitForTransactionReceipt({ hash: callHash, pollingInterval: 50 });
+    expect(called.status).to.equal('success');
+    expect(await greeterContract.read.greeting()).to.equal('viem');
+    const events = await publicClient.getContractEvents({ address, abi, eventName: 'Greeted', fromBlock: deployed.blockNumber });
+    expect(events).to.have.length(1);
+    expect((events[0] as any).args).to.deep.include({ from: account.address, message: 'viem', value: viemEther('1') });
+
+    const to = sandbox.accounts[3].address as `0x${string}`;
+    const before = await publicClient.getBalance({ address: to });
+    const sendHash = await walletClient.sendTransaction({ to, value: viemEther('3') });
+    expect((await publicClient.waitForTransactionReceipt({ hash: sendHash, pollingInterval: 50 })).status).to.equal('success');
+    expect(await publicClient.getBalance({ address: to })).to.equal(before + viemEther('3'));
+  });
+
+  it('every read method answers in the shape the Ethereum OpenRPC spec gives', async () => {
+    const latest = await checked(relay, 'eth_getBlockByNumber', ['latest', false]);
+    const blockHex = `0x${deployReceipt.blockNumber.toString(16)}`;
+    const block = await checked(relay, 'eth_getBlockByNumber', [`0x${greetReceipt.blockNumber.toString(16)}`, true]);
+    expect(block.transactions.map((t: any) => t.hash)).to.include(greetReceipt.hash);
+    for (const tag of ['earliest', 'pending', 'safe', 'finalized']) await checked(relay, 'eth_getBlockByNumber', [tag, false]);
+    const byHash = await checked(relay, 'eth_getBlockByHash', [greetReceipt.blockHash, true]);
+    expect(byHash).to.deep.equal(block);
+    const parent = await checked(relay, 'eth_getBlockByNumber', [`0x${(greetReceipt.blockNumber - 1).toString(16)}`, false]);
+    expect(block.parentHash).to.equal(parent.hash);
+    expect(Number(await checked(relay, 'eth_blockNumber', []))).to.be.at.least(Number(latest.number));
+
+    const tx = await checked(relay, 'eth_getTransactionByHash', [greetReceipt.hash]);
+    expect(tx.value).to.equal(`0x${parseEther('1').toString(16)}`);
+    const receipt = await checked(relay, 'eth_getTransactionReceipt', [greetReceipt.hash]);
+    expect(receipt.logs).to.have.length(1);
+    await checked(relay, 'eth_getTransactionReceipt', [deployReceipt.hash]);
+    expect(Number(await checked(relay, 'eth_getBlockTransactionCountByNumber', [blockHex]))).to.be.at.least(1);
+    expect(Number(await checked(relay, 'eth_getBlockTransactionCountByHash', [deployReceipt.blockHash]))).to.be.at.least(1);
+    const byIndex = await checked(relay, 'eth_getTransactionByBlockNumberAndIndex', [`0x${greetReceipt.blockNumber.toString(16)}`, tx.transactionIndex]);
+    expect(byIndex.hash).to.equal(greetReceipt.hash);
+    const byHashIndex = await checked(relay, 'eth_getTransactionByBlockHashAndIndex', [greetReceipt.blockHash, tx.transactionIndex]);
+    expect(byHashIndex.hash).to.equal(greetReceipt.hash);
+
+    const address = (await contract.getAddress()).toLowerCase();
+    expect(await checked(relay, 'eth_getCode', [address, 'latest'])).to.match(/^0x[0-9a-f]{10,}$/);
+    expect(await checked(relay, 'eth_getCode', [wallet.address, 'latest'])).to.equal('0x');
+    expect(await checked(relay, 'eth_getStorageAt', [address, '0x0', 'latest'])).to.match(/^0x[0-9a-f]{64}$/);
+    expect(BigInt(await checked(relay, 'eth_getBalance', [address, 'latest']))).to.equal(parseEther('1'));
+    expect(BigInt(await checked(relay, 'eth_getBalance', [address, blockHex]))).to.equal(0n);
+    const nonce = Number(await checked(relay, 'eth_getTransactionCount', [wallet.address, 'latest']));
+    expect(nonce).to.equal(await wallet.getNonce());
+    expect(Number(await checked(relay, 'eth_getTransactionCount', [wallet.address, blockHex]))).to.equal(1);
+    expect(await checked(relay, 'eth_getBalance', [`0x${'12'.repeat(20)}`, 'latest'])).to.equal('0x0');
+
+    const logs = await checked(relay, 'eth_getLogs', [{ address, fromBlock: blockHex, toBlock: 'latest' }]);
+    expect(logs).to.have.length(1);
+    expect(logs[0].transactionHash).to.equal(greetReceipt.hash);
+    const topic = contract.interface.getEvent('Greeted')!.topicHash;
+    expect(await checked(relay, 'eth_getLogs', [{ topics: [topic], blockHash: greetReceipt.blockHash }])).to.deep.equal(logs);
+    // An empty list matches both branches of the spec's FilterResults oneOf, so only its value is checked.
+    expect(await result(relay, 'eth_getLogs', [{ topics: [`0x${'00'.repeat(32)}`], fromBlock: blockHex }])).to.deep.equal([]);
+
+    const data = contract.interface.encodeFunctionData('greeting');
+    const returned = await checked(relay, 'eth_call', [{ to: address, data }, 'latest']);
+    expect(contract.interface.decodeFunctionResult('greeting', returned)[0]).to.equal('hi');
+    const old = await checked(relay, 'eth_call', [{ to: address, data }, blockHex]);
+    expect(contract.interface.decodeFunctionResult('greeting', old)[0]).to.equal('hello');
+    expect(Number(await checked(relay, 'eth_estimateGas', [{ from: wallet.address, to: address, data: contract.interface.encodeFunctionData('greet', ['x']) }]))).to.be.greaterThan(21_000);
+    const history = await checked(relay, 'eth_feeHistory', ['0x3', 'latest', [25, 75]]);
+    expect(history.gasUsedRatio).to.have.length(3);
+    expect(history.reward).to.have.length(3);
+  });
+
+  it('a revert in eth_call is error code 3 with the revert data', async () => {
+    const outcome = await call(relay, 'eth_call', [{ to: await contract.getAddress(), data: contract.interface.encodeFunctionData('fail') }, 'latest']);
+    expect(outcome).to.have.nested.property('error.code', 3);
+    const error = (outcome as any).error;
+    expect(error.message).to.equal('execution reverted: nope');
+    expect(contract.interface.parseError(error.data)?.args[0]).to.equal('nope');
+  });
+
+  it('call data too large for one transaction goes through the file service', async () => {
+    const { abi, bytecode } = greeter();
+    const blob = `0x${'ab'.repeat(6_000)}`;
+    const big = await new ContractFactory(abi, bytecode, wallet).deploy('big', blob, { gasLimit: 8_000_000n });
+    await big.waitForDeployment();
+    expect(await (big as unknown as Contract).blob()).to.equal(blob);
+    const names = sandbox.chain.transactions().map((t: { name: string }) => t.name);
+    expect(names).to.include('FILECREATE');
+  });
+
+  describe('eth_sendRawTransaction prechecks, before anything is spent', () => {
+    let base: { to: string; gasLimit: bigint; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint; chainId: number; nonce: number; type: 2 };
+    let ledgerTransactions: number;
+
+    beforeEach(async () => {
+      const price = BigInt(await result(relay, 'eth_gasPrice'));
+      base = { to: sandbox.accounts[1].address, gasLimit: 30_000n, maxFeePerGas: price, maxPriorityFeePerGas: 0n, chainId: CHAIN_ID, nonce: await wallet.getNonce(), type: 2 };
+      ledgerTransactions = sandbox.chain.transactions().length;
+    });
+    afterEach(() => {
+      expect(sandbox.chain.transactions().length, 'nothing reached the consensus node').to.equal(ledgerTransactions);
+    });
+
+    async function rejected(tx: Partial<typeof base> & { value?: bigint; data?: string }, signer: Wallet = wallet) {
+      const raw = await signer.signTransaction({ ...base, ...tx });
+      const outcome = await call(relay, 'eth_sendRawTransaction', [raw]);
+      expect(outcome).to.have.property('error');
+      return (outcome as any).error as { code: number; message: string };
+    }
+
+    it('wrong chain id', async () => {
+      expect((await rejected({ chainId: 1 })).message).to.include('another chain').and.include('chain 1');
+    });
+    it('size over the limit', async () => {
+      const err = await rejected({ data: `0x${'01'.repeat(140_000)}`, gasLimit: 14_000_000n });
+      expect(err.code).to.equal(-32201);
+    });
+    it('gas limit above the maximum and below the intrinsic gas', async () => {
+      expect((await rejected({ gasLimit: 15_000_001n })).message).to.include('exceeds the maximum');
+      expect((await rejected({ gasLimit: 21_000n, data: '0xffff' })).message).to.include('Intrinsic gas');
+    });
+    it('gas price below the network fee', async () => {
+      const err = await rejected({ maxFeePerGas: base.maxFeePerGas - 1n });
+      expect(err.code).to.equal(-32009);
+    });
+    it('nonce too low and too high', async () => {
+      expect((await rejected({ nonce: base.nonce - 1 })).message).to.include('Nonce too low');
+      expect((await rejected({ nonce: base.nonce + 5 })).message).to.include('Nonce too high');
+    });
+    it('balance below value plus gas', async () => {
+      const balance = await provider.getBalance(wallet.address);
+      expect((await rejected({ value: balance })).message).to.include('Insufficient funds');
+    });
+    it('a sender without an account', async () => {
+      expect((await rejected({ nonce: 0 }, Wallet.createRandom())).message).to.include('Sender account not found');
+    });
+    it('bytes that are not a signed transaction', async () => {
+      const unsigned = Transaction.from({ ...base }).unsignedSerialized;
+      for (const raw of ['0x1234', unsigned]) {
+        const outcome = await call(relay, 'eth_sendRawTransaction', [raw]);
+        expect(outcome).to.have.nested.property('error.code', -32602);
+      }
+    });
+  });
+});
