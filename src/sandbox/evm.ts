@@ -30,6 +30,8 @@ export interface EvmNodeOptions {
   /** Mine a block for every transaction (default true). When false, blocks come from `evm_mine` only. */
   automine?: boolean;
   accounts?: Array<{ privateKey: string; balance: bigint }>;
+  /** Default 30M, as on Ethereum mainnet. */
+  blockGasLimit?: bigint;
   /** Extra genesis balances for addresses whose keys the sandbox does not hold (for example the ledger operator). */
   balances?: Array<{ address: string; balance: bigint }>;
 }
@@ -60,6 +62,7 @@ export class EvmNode {
 
   static async start(opts: EvmNodeOptions): Promise<EvmNode> {
     const ctx = await edrContext();
+    const gasLimit = opts.blockGasLimit ?? 30_000_000n;
     const genesis = [
       ...(opts.accounts ?? []).map((a) => ({ address: computeAddress(a.privateKey), balance: a.balance })),
       ...(opts.balances ?? []),
@@ -79,8 +82,8 @@ export class EvmNode {
         // 1 gwei: ethers' and viem's default fee estimates (2 * base fee + 1 gwei tip) stay far below any balance.
         initialBaseFeePerGas: 1_000_000_000n,
         minGasPrice: 0n,
-        mining: { autoMine: opts.automine ?? true, blockGasLimit: 30_000_000n, memPool: { order: MineOrdering.Fifo } },
-        network: { genesisBlockGasLimit: 30_000_000n },
+        mining: { autoMine: opts.automine ?? true, blockGasLimit: gasLimit, memPool: { order: MineOrdering.Fifo } },
+        network: { genesisBlockGasLimit: gasLimit },
         networkId: BigInt(opts.chainId),
         observability: {},
         ownedAccounts: (opts.accounts ?? []).map((a) => a.privateKey),

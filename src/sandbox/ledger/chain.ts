@@ -75,7 +75,7 @@ type Work =
   | { name: 'FILECREATE'; contents: Uint8Array }
   | { name: 'FILEAPPEND'; fileId: string; contents: Uint8Array }
   | { name: 'FILEDELETE'; fileId: string }
-  | { name: 'ETHEREUMTRANSACTION'; tx: Transaction; callDataFileId?: string };
+  | { name: 'ETHEREUMTRANSACTION'; tx: Transaction; callDataFileId?: string; maxGasAllowanceTinybar: bigint };
 type Pending = Submission & Work;
 
 /** How one pending item ended before the block's EVM results are known. */
@@ -139,6 +139,8 @@ export class LedgerChain extends EventEmitter implements LedgerView {
       chainId: opts.chainId,
       automine: false,
       accounts: prefunded.map((a) => ({ privateKey: a.privateKey, balance: PREFUNDED_WEIBAR })),
+      // A record file holds whatever arrived in its interval: room for a hundred transactions at the ledger's gas cap.
+      blockGasLimit: 100n * MAX_GAS_PER_TRANSACTION,
       balances: [{ address: longZeroAddress(entityNum(OPERATOR_ACCOUNT)!), balance: OPERATOR_WEIBAR }],
     });
     const chain = new LedgerChain(opts.chainId, evm, opts);
@@ -207,6 +209,10 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     return this.#files.get(fileId)?.contents;
   }
 
+  fileDeleted(fileId: string): boolean {
+    return this.#files.known(fileId) && !this.#files.get(fileId);
+  }
+
   /** The receipt as the ledger would answer it; undefined when the transaction id was never submitted. */
   receipt(transactionId: string): Receipt | undefined {
     const tx = this.#txById.get(transactionId);
@@ -223,7 +229,8 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     if (tx.gasLimit > MAX_GAS_PER_TRANSACTION) return 'MAX_GAS_LIMIT_EXCEEDED';
     if (s.callDataFileId !== undefined && entityNum(s.callDataFileId) === undefined) return 'INVALID_FILE_ID';
     // The payer must be able to cover the gas it offers to pay on the sender's behalf, as well as the fee.
-    return this.#enqueue(s, { name: 'ETHEREUMTRANSACTION', tx, callDataFileId: s.callDataFileId }, FEES_TINYBAR.ETHEREUMTRANSACTION, s.maxGasAllowanceTinybar);
+    const work = { name: 'ETHEREUMTRANSACTION' as const, tx, callDataFileId: s.callDataFileId, maxGasAllowanceTinybar: s.maxGasAllowanceTinybar };
+    return this.#enqueue(s, work, FEES_TINYBAR.ETHEREUMTRANSACTION, s.maxGasAllowanceTinybar);
   }
 
   async createFile(s: Submission & { contents: Uint8Array }): Promise<string> {
@@ -365,6 +372,12 @@ export class LedgerChain extends EventEmitter implements LedgerView {
       return;
     }
     const price = tx.maxFeePerGas ?? tx.gasPrice ?? 0n;
+    // Below the network's gas price, the payer's gas allowance must cover the difference, as on the ledger.
+    const networkPrice = BigInt(GAS_PRICE_TINYBAR) * WEIBAR_PER_TINYBAR;
+    if (price < networkPrice && item.maxGasAllowanceTinybar < (tx.gasLimit * (networkPrice - price)) / WEIBAR_PER_TINYBAR) {
+      h.result = 'INSUFFICIENT_TX_FEE';
+      return;
+    }
     const balance = BigInt((await this.evm.request({ method: 'eth_getBalance', params: [from, 'pending'] })) as string);
     if (balance < tx.gasLimit * price + tx.value) {
       h.result = 'INSUFFICIENT_PAYER_BALANCE';
@@ -556,7 +569,7 @@ function statusForEvmRefusal(message: string): string {
   const m = message.toLowerCase();
   if (m.includes('nonce')) return 'WRONG_NONCE';
   if (m.includes('insufficient funds')) return 'INSUFFICIENT_PAYER_BALANCE';
-  if (m.includes('intrinsic gas') || m.includes('gas limit')) return 'INSUFFICIENT_GAS';
+  if (m.includes('gas floor') || m.includes('requires at least') || m.includes('intrinsic gas')) return 'INSUFFICIENT_GAS';
   if (m.includes('fee') || m.includes('gas price')) return 'INSUFFICIENT_TX_FEE';
   return 'INVALID_ETHEREUM_TRANSACTION';
 }

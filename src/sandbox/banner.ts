@@ -1,0 +1,32 @@
+/** The start-up listing of the ledger sandbox, in the spirit of `hardhat node`. */
+import { PREFUNDED_WEIBAR } from './accounts.js';
+import type { LedgerSandbox } from './index.js';
+
+const HBAR_WEIBAR = 10n ** 18n;
+
+export function sandboxBanner(sandbox: LedgerSandbox): string {
+  const [consensusAddress, nodeId] = Object.entries(sandbox.consensus)[0];
+  const lines = [
+    `Ledger sandbox (chain id ${sandbox.chain.chainId}), block interval ${sandbox.chain.blockIntervalMs} ms`,
+    `  consensus node  ${consensusAddress} (node ${nodeId}, plaintext gRPC)`,
+    `  mirror node     ${sandbox.mirrorUrl}/api/v1`,
+    ...(sandbox.graphqlUrl ? [`  GraphQL         ${sandbox.graphqlUrl}`] : []),
+    '',
+    'Operator (for a relay)',
+    `  account id   ${sandbox.operator.accountId}`,
+    `  private key  ${sandbox.operator.privateKey} (ED25519, DER)`,
+    '',
+    'Accounts',
+    '========',
+    '',
+    'WARNING: These accounts, and their private keys, are publicly known.',
+    'Any funds sent to them on a real network WILL BE LOST.',
+    '',
+  ];
+  sandbox.accounts.forEach((a, i) => {
+    lines.push(`Account #${i}: ${a.address} (${a.accountId}, ${PREFUNDED_WEIBAR / HBAR_WEIBAR} HBAR)`);
+    lines.push(`Private Key: ${a.privateKey}`);
+    lines.push('');
+  });
+  return lines.join('\n');
+}

@@ -1,0 +1,52 @@
+/**
+ * The ledger sandbox: one in-process ledger (EVM-backed chain, consensus node over gRPC, mirror-node REST and GraphQL
+ * stand-ins over the same records) on loopback ports.
+ */
+import { sandboxAccounts } from './accounts.js';
+import { startLedgerGraphql } from './graphql/ledger.js';
+import { LedgerChain } from './ledger/chain.js';
+import { startConsensusNode } from './ledger/consensus.js';
+import { startMirrorNode } from './mirror/server.js';
+
+export interface LedgerSandbox {
+  chain: LedgerChain;
+  mirrorUrl: string;
+  /** `{ "host:port": "0.0.3" }`, the network map `Client.forNetwork` takes. */
+  consensus: Record<string, string>;
+  graphqlUrl?: string;
+  /** The relay's operator: account id and its ED25519 private key (DER hex). */
+  operator: { accountId: string; privateKey: string };
+  /** The prefunded ECDSA accounts (10,000 HBAR each). */
+  accounts: Array<{ address: string; privateKey: string; accountId: string }>;
+  close(): Promise<void>;
+}
+
+export async function startLedgerSandbox(opts: { chainId: number; blockIntervalMs?: number; host?: string }): Promise<LedgerSandbox> {
+  const host = opts.host ?? '127.0.0.1';
+  const chain = await LedgerChain.create({ chainId: opts.chainId, blockIntervalMs: opts.blockIntervalMs });
+  const closers: Array<() => Promise<void>> = [() => chain.close()];
+  const close = async () => {
+    // Servers first, the chain last: nothing may read a closed EVM.
+    for (const c of closers.reverse()) await c().catch(() => undefined);
+  };
+  try {
+    const node = await startConsensusNode(chain, { host });
+    closers.push(() => node.close());
+    const mirror = await startMirrorNode(chain, { host });
+    closers.push(() => mirror.close());
+    const graphql = await startLedgerGraphql(chain, { host });
+    closers.push(() => graphql.close());
+    return {
+      chain,
+      mirrorUrl: mirror.url,
+      consensus: { [node.address]: node.nodeAccountId },
+      graphqlUrl: graphql.url,
+      operator: { accountId: chain.operator.accountId, privateKey: chain.operator.privateKey.toStringDer() },
+      accounts: sandboxAccounts().map((a) => ({ ...a, accountId: chain.account(a.address)!.id })),
+      close,
+    };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * A consensus node's answers to queries: receipts and balances for free, records, account info, file contents and
+ * version info for a fee (a cost query first, as the SDK asks). Query payments are checked for presence only and not
+ * charged: the sandbox's accounts would drift for no one's benefit.
+ */
+import { proto } from '@hashgraph/proto';
+import type { LedgerChain } from './chain.js';
+import {
+  accountIdProto,
+  contractIdProto,
+  exchangeRateSet,
+  fileIdProto,
+  idOf,
+  int64,
+  statusCode,
+  timestampProto,
+  transactionIdOf,
+  transactionIdProto,
+} from './hapi.js';
+import type { LedgerTransaction } from './view.js';
+
+/** What a paid query costs, in tinybar (roughly the ledger's price of a record query). */
+const QUERY_COST_TINYBAR = 100_000;
+/** The HAPI version the sandbox says it speaks. */
+const HAPI_VERSION = { major: 0, minor: 58, patch: 0 };
+const FREE = new Set(['transactionGetReceipt', 'cryptogetAccountBalance']);
+
+type Answer = Record<string, unknown>;
+type Handler = (chain: LedgerChain, q: proto.Query) => Promise<{ status: string; answer?: Answer }>;
+
+function receiptOf(tx: LedgerTransaction | undefined, status: string): proto.ITransactionReceipt {
+  const receipt: proto.ITransactionReceipt = { status: statusCode(status), exchangeRate: exchangeRateSet() };
+  if (tx?.name === 'FILECREATE' && tx.result === 'SUCCESS' && tx.fileId) receipt.fileID = fileIdProto(tx.fileId);
+  if (tx?.contractId) receipt.contractID = contractIdProto(tx.contractId);
+  return receipt;
+}
+
+const handlers: Record<string, Handler> = {
+  async transactionGetReceipt(chain, q) {
+    const id = transactionIdOf(q.transactionGetReceipt?.transactionID);
+    const r = id ? chain.receipt(id) : undefined;
+    if (!r) return { status: id ? 'RECEIPT_NOT_FOUND' : 'INVALID_TRANSACTION_ID' };
+    return { status: 'OK', answer: { receipt: receiptOf(r.transaction, r.status) } };
+  },
+
+  async transactionGetRecord(chain, q) {
+    const id = transactionIdOf(q.transactionGetRecord?.transactionID);
+    const r = id ? chain.receipt(id) : undefined;
+    if (!r) return { status: id ? 'RECORD_NOT_FOUND' : 'INVALID_TRANSACTION_ID' };
+    const tx = r.transaction;
+    if (!tx) return { status: 'OK', answer: { transactionRecord: { receipt: receiptOf(undefined, r.status), transactionID: transactionIdProto(id!) } } };
+    const record: proto.ITransactionRecord = {
+      receipt: receiptOf(tx, tx.result),
+      transactionHash: Buffer.from(tx.hash.slice(2), 'hex'),
+      consensusTimestamp: timestampProto(tx.consensusTimestamp),
+      transactionID: transactionIdProto(tx.transactionId),
+      memo: '',
+      transactionFee: int64(tx.chargedTxFeeTinybar),
+      transferList: { accountAmounts: tx.transfers.map((t) => ({ accountID: accountIdProto(t.account), amount: int64(t.amount) })) },
+    };
+    if (tx.ethHash) record.ethereumHash = Buffer.from(tx.ethHash.slice(2), 'hex');
+    return { status: 'OK', answer: { transactionRecord: record } };
+  },
+
+  async cryptogetAccountBalance(chain, q) {
+    const body = q.cryptogetAccountBalance;
+    const id = idOf(body?.accountID ?? body?.contractID);
+    const account = id ? chain.account(id) : undefined;
+    if (!account) return { status: body?.contractID ? 'INVALID_CONTRACT_ID' : 'INVALID_ACCOUNT_ID' };
+    return { status: 'OK', answer: { accountID: accountIdProto(account.id), balance: int64(await chain.balanceTinybar(account)) } };
+  },
+
+  async cryptoGetInfo(chain, q) {
+    const id = idOf(q.cryptoGetInfo?.accountID);
+    const account = id ? chain.account(id) : undefined;
+    if (!account) return { status: 'INVALID_ACCOUNT_ID' };
+    const key = chain.accountKey(account.id);
+    const nonce = (await chain.evm.request({ method: 'eth_getTransactionCount', params: [account.evmAddress, 'latest'] })) as string;
+    const info: proto.CryptoGetInfoResponse.IAccountInfo = {
+      accountID: accountIdProto(account.id),
+      contractAccountID: account.evmAddress.slice(2),
+      deleted: false,
+      balance: int64(await chain.balanceTinybar(account)),
+      ethereumNonce: int64(BigInt(nonce)),
+      autoRenewPeriod: { seconds: int64(7_776_000) },
+      expirationTime: { seconds: int64(Math.floor(Date.now() / 1000) + 7_776_000) },
+      memo: '',
+    };
+    if (key) info.key = key.type === 'ED25519' ? { ed25519: key.toBytesRaw() } : { ECDSASecp256k1: key.toBytesRaw() };
+    return { status: 'OK', answer: { accountInfo: info } };
+  },
+
+  async fileGetContents(chain, q) {
+    const id = idOf(q.fileGetContents?.fileID);
+    const contents = id ? chain.fileContents(id) : undefined;
+    if (!contents) return { status: id && chain.fileDeleted(id) ? 'FILE_DELETED' : 'INVALID_FILE_ID' };
+    return { status: 'OK', answer: { fileContents: { fileID: fileIdProto(id!), contents } } };
+  },
+
+  async networkGetVersionInfo() {
+    return { status: 'OK', answer: { hapiProtoVersion: HAPI_VERSION, hederaServicesVersion: HAPI_VERSION } };
+  },
+};
+
+/** Answers one encoded Query with an encoded Response; garbage gets an error status, never an exception. */
+export async function answerQuery(chain: LedgerChain, bytes: Uint8Array): Promise<Uint8Array | undefined> {
+  let query: proto.Query;
+  try {
+    query = proto.Query.decode(bytes);
+  } catch {
+    return undefined;
+  }
+  const kind = query.query;
+  if (!kind) return undefined;
+  const header = (query[kind] as { header?: proto.IQueryHeader } | null)?.header;
+  const responseType = header?.responseType ?? proto.ResponseType.ANSWER_ONLY;
+  const reply = (status: string, answer: Answer = {}, cost = int64(0)) =>
+    proto.Response.encode({ [kind]: { header: { nodeTransactionPrecheckCode: statusCode(status), responseType, cost }, ...answer } }).finish();
+
+  const handler = handlers[kind];
+  if (!handler) return reply('NOT_SUPPORTED');
+  const paid = !FREE.has(kind);
+  if (paid && (responseType === proto.ResponseType.COST_ANSWER || responseType === proto.ResponseType.COST_ANSWER_STATE_PROOF)) {
+    return reply('OK', {}, int64(QUERY_COST_TINYBAR));
+  }
+  if (paid && !header?.payment) return reply('INSUFFICIENT_TX_FEE', {}, int64(QUERY_COST_TINYBAR));
+  const { status, answer } = await handler(chain, query);
+  return reply(status, answer);
+}

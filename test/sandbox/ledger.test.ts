@@ -1,0 +1,162 @@
+import * as grpc from '@grpc/grpc-js';
+import {
+  AccountBalanceQuery,
+  AccountId,
+  Client,
+  EthereumTransaction,
+  FileAppendTransaction,
+  FileContentsQuery,
+  FileCreateTransaction,
+  Hbar,
+  PrecheckStatusError,
+  PrivateKey,
+  ReceiptStatusError,
+  Status,
+  TransactionRecordQuery,
+} from '@hashgraph/sdk';
+import { proto } from '@hashgraph/proto';
+import { expect } from 'chai';
+import { Transaction, Wallet, getCreateAddress, type TransactionRequest } from 'ethers';
+import { startLedgerSandbox, type LedgerSandbox } from '../../src/sandbox/index.js';
+
+const CHAIN_ID = 298;
+/** Init code of a contract whose runtime returns 42 for any call. */
+const RETURNS_42 = '0x600a600c600039600a6000f3602a60005260206000f3';
+const GAS_PRICE = 710_000_000_000n; // the ledger's 71 tinybar per gas, in weibar
+
+function sdkClient(sandbox: LedgerSandbox, accountId: string, key: PrivateKey): Client {
+  return Client.forNetwork(sandbox.consensus, { scheduleNetworkUpdate: false }).setOperator(AccountId.fromString(accountId), key);
+}
+
+async function statusOf(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+    return 'SUCCESS';
+  } catch (err) {
+    if (err instanceof PrecheckStatusError || err instanceof ReceiptStatusError) return `${err.constructor.name}:${err.status.toString()}`;
+    throw err;
+  }
+}
+
+describe('sandbox: ledger consensus node with the real SDK', () => {
+  let sandbox: LedgerSandbox;
+  let client: Client;
+  let wallet: Wallet;
+  let nonce = 0;
+
+  const sign = (tx: TransactionRequest) =>
+    wallet.signTransaction({ type: 2, chainId: CHAIN_ID, nonce: nonce++, gasLimit: 200_000, maxFeePerGas: GAS_PRICE, maxPriorityFeePerGas: 0, ...tx });
+  const ethereumTransaction = (raw: string) => new EthereumTransaction().setEthereumData(Buffer.from(raw.slice(2), 'hex')).setMaxGasAllowanceHbar(new Hbar(1));
+
+  before(async () => {
+    sandbox = await startLedgerSandbox({ chainId: CHAIN_ID, blockIntervalMs: 0 });
+    client = sdkClient(sandbox, sandbox.operator.accountId, PrivateKey.fromStringDer(sandbox.operator.privateKey));
+    wallet = new Wallet(sandbox.accounts[0].privateKey);
+  });
+  after(async () => {
+    client?.close();
+    await sandbox?.close();
+  });
+
+  it('executes a contract deployment signed with ethers and answers SUCCESS with the new contract id', async () => {
+    const raw = await sign({ data: RETURNS_42 });
+    const response = await ethereumTransaction(raw).execute(client);
+    const receipt = await response.getReceipt(client);
+    expect(receipt.status).to.equal(Status.Success);
+    const address = getCreateAddress({ from: wallet.address, nonce: nonce - 1 });
+    expect(receipt.contractId?.toString()).to.equal(sandbox.chain.account(address)?.id);
+    const code = await sandbox.chain.evm.request({ method: 'eth_getCode', params: [address, 'latest'] });
+    expect(code).to.equal('0x602a60005260206000f3');
+    const recorded = sandbox.chain.transactionByEthHash(Transaction.from(raw).hash!);
+    expect(recorded).to.include({ name: 'ETHEREUMTRANSACTION', result: 'SUCCESS', payerAccountId: sandbox.operator.accountId });
+    expect(sandbox.chain.blockByNumber(recorded!.blockNumber)?.hash.slice(0, 66)).to.equal(
+      ((await sandbox.chain.evm.request({ method: 'eth_getBlockByNumber', params: [`0x${recorded!.blockNumber.toString(16)}`, false] })) as { hash: string }).hash,
+    );
+  });
+
+  it('takes large call data through the file service (create, append) and executes it', async () => {
+    const data = `0x${'5a'.repeat(10_000)}`;
+    // Prague prices call data at a floor of 40 gas per non-zero byte.
+    const raw = await sign({ to: sandbox.accounts[1].address, data, gasLimit: 500_000 });
+    const hex = data.slice(2);
+    const created = await (await new FileCreateTransaction().setKeys([client.operatorPublicKey!]).setContents(hex.slice(0, 4_000)).execute(client)).getReceipt(client);
+    const fileId = created.fileId!;
+    const appended = await (await new FileAppendTransaction().setFileId(fileId).setContents(hex.slice(4_000)).execute(client)).getReceipt(client);
+    expect(appended.status).to.equal(Status.Success);
+    const contents = await new FileContentsQuery().setFileId(fileId).execute(client);
+    expect(Buffer.from(contents).toString()).to.equal(hex);
+
+    const stripped = Transaction.from(raw);
+    stripped.data = '0x';
+    const response = await ethereumTransaction(stripped.serialized).setCallDataFileId(fileId).execute(client);
+    expect((await response.getReceipt(client)).status).to.equal(Status.Success);
+    const record = await response.getRecord(client);
+    const ethHash = `0x${Buffer.from(record.ethereumHash!).toString('hex')}`;
+    expect(ethHash).to.equal(Transaction.from(raw).hash);
+    const mined = (await sandbox.chain.evm.request({ method: 'eth_getTransactionByHash', params: [ethHash] })) as { input: string };
+    expect(mined.input).to.equal(data);
+  });
+
+  it('answers INVALID_SIGNATURE when the payer signature does not verify', async () => {
+    const impostor = sdkClient(sandbox, sandbox.operator.accountId, PrivateKey.generateED25519());
+    try {
+      const raw = await wallet.signTransaction({ type: 2, chainId: CHAIN_ID, nonce, gasLimit: 100_000, maxFeePerGas: GAS_PRICE, to: sandbox.accounts[1].address });
+      expect(await statusOf(ethereumTransaction(raw).execute(impostor))).to.equal('PrecheckStatusError:INVALID_SIGNATURE');
+    } finally {
+      impostor.close();
+    }
+  });
+
+  it('answers WRONG_NONCE in the receipt for a wrong Ethereum nonce', async () => {
+    const raw = await wallet.signTransaction({ type: 2, chainId: CHAIN_ID, nonce: nonce + 5, gasLimit: 100_000, maxFeePerGas: GAS_PRICE, to: sandbox.accounts[1].address });
+    const response = await ethereumTransaction(raw).execute(client);
+    expect(await statusOf(response.getReceipt(client))).to.equal('ReceiptStatusError:WRONG_NONCE');
+    expect(sandbox.chain.transactionByEthHash(Transaction.from(raw).hash!)).to.include({ result: 'WRONG_NONCE', evmExecuted: false });
+  });
+
+  it('answers INSUFFICIENT_PAYER_BALANCE when the payer cannot pay the fee', async () => {
+    const poor = sandbox.accounts[9];
+    await sandbox.chain.evm.request({ method: 'hardhat_setBalance', params: [poor.address, '0x0'] });
+    const poorClient = sdkClient(sandbox, poor.accountId, PrivateKey.fromStringECDSA(poor.privateKey));
+    try {
+      expect((await new AccountBalanceQuery().setAccountId(poor.accountId).execute(poorClient)).hbars.toTinybars().toNumber()).to.equal(0);
+      const raw = await wallet.signTransaction({ type: 2, chainId: CHAIN_ID, nonce, gasLimit: 100_000, maxFeePerGas: GAS_PRICE, to: sandbox.accounts[1].address });
+      expect(await statusOf(ethereumTransaction(raw).execute(poorClient))).to.equal('PrecheckStatusError:INSUFFICIENT_PAYER_BALANCE');
+    } finally {
+      poorClient.close();
+    }
+  });
+
+  it('answers garbage with a status, not a crash, and keeps serving', async () => {
+    expect(await statusOf(new EthereumTransaction().setEthereumData(Buffer.from('not an ethereum transaction')).execute(client))).to.equal(
+      'PrecheckStatusError:INVALID_ETHEREUM_TRANSACTION',
+    );
+    const [address] = Object.keys(sandbox.consensus);
+    const raw = new grpc.Client(address, grpc.credentials.createInsecure());
+    try {
+      const call = (path: string, bytes: Buffer) =>
+        new Promise<{ err: grpc.ServiceError | null; res?: Buffer }>((resolve) =>
+          raw.makeUnaryRequest(path, (b: Buffer) => b, (b: Buffer) => b, bytes, (err, res) => resolve({ err, res })),
+        );
+      const garbage = Buffer.from([0xff, 0xff, 0xff, 0x07, 0x01, 0x02]);
+      const tx = await call('/proto.SmartContractService/callEthereum', garbage);
+      expect(proto.ResponseCodeEnum[proto.TransactionResponse.decode(tx.res!).nodeTransactionPrecheckCode]).to.equal('INVALID_TRANSACTION');
+      const query = await call('/proto.CryptoService/getTransactionReceipts', garbage);
+      expect(query.err?.code).to.equal(grpc.status.INVALID_ARGUMENT);
+    } finally {
+      raw.close();
+    }
+    const balance = await new AccountBalanceQuery().setAccountId(sandbox.accounts[0].accountId).execute(client);
+    expect(balance.hbars.toTinybars().toNumber()).to.be.greaterThan(0);
+  });
+
+  it('keeps the ledger record of fees and transfers', async () => {
+    const raw = await sign({ to: sandbox.accounts[2].address, value: 10n ** 18n, gasLimit: 21_000 });
+    const response = await ethereumTransaction(raw).execute(client);
+    const record = await new TransactionRecordQuery().setTransactionId(response.transactionId).execute(client);
+    expect(record.receipt.status).to.equal(Status.Success);
+    const recorded = sandbox.chain.transactionById(response.transactionId.toString().replace('@', '-').replace(/\.(\d+)$/, '-$1'));
+    expect(recorded?.transfers).to.deep.include({ account: sandbox.accounts[2].accountId, amount: 100_000_000 });
+    expect(recorded?.chargedTxFeeTinybar).to.be.greaterThan(0);
+  });
+});
