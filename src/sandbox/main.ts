@@ -11,6 +11,8 @@ const sandbox = await startLedgerSandbox({
   host: process.env.SANDBOX_HOST ?? '127.0.0.1',
 });
 console.log(sandboxBanner(sandbox));
+const rssMb = Math.round(process.memoryUsage().rss / 2 ** 20);
+console.log(`Started in ${Math.round(process.uptime() * 1000)} ms (module loading included), RSS ${rssMb} MB. Ctrl-C stops it.`);
 
 let stopping = false;
 const stop = async () => {

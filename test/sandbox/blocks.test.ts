@@ -1,0 +1,46 @@
+import { AccountId, Client, EthereumTransaction, PrivateKey, Status } from '@hashgraph/sdk';
+import { expect } from 'chai';
+import { Wallet } from 'ethers';
+import { once } from 'node:events';
+import { startLedgerSandbox, type LedgerSandbox } from '../../src/sandbox/index.js';
+import type { LedgerBlock } from '../../src/sandbox/ledger/view.js';
+
+describe('sandbox: ledger record-file blocks on an interval', () => {
+  let sandbox: LedgerSandbox;
+  let client: Client;
+
+  before(async () => {
+    sandbox = await startLedgerSandbox({ chainId: 296, blockIntervalMs: 100 });
+    client = Client.forNetwork(sandbox.consensus, { scheduleNetworkUpdate: false }).setOperator(
+      AccountId.fromString(sandbox.operator.accountId),
+      PrivateKey.fromStringDer(sandbox.operator.privateKey),
+    );
+  });
+  after(async () => {
+    client?.close();
+    await sandbox?.close();
+  });
+
+  it('closes blocks without transactions too, each the EVM block of the same number', async () => {
+    const [block] = (await once(sandbox.chain, 'block')) as [LedgerBlock];
+    expect(block.count).to.equal(0);
+    const evm = (await sandbox.chain.evm.request({ method: 'eth_getBlockByNumber', params: [`0x${block.number.toString(16)}`, false] })) as { hash: string };
+    expect(block.hash).to.have.length(98);
+    expect(block.hash.slice(0, 66)).to.equal(evm.hash);
+    expect(sandbox.chain.blockByHash(evm.hash)).to.equal(block);
+    expect(block.previousHash).to.equal(sandbox.chain.blockByNumber(block.number - 1)!.hash);
+  });
+
+  it('answers the receipt once the block holding the transaction closes, with ordered timestamps', async () => {
+    const wallet = new Wallet(sandbox.accounts[3].privateKey);
+    const raw = await wallet.signTransaction({ type: 2, chainId: 296, nonce: 0, gasLimit: 21_000, maxFeePerGas: 710_000_000_000n, maxPriorityFeePerGas: 0, to: sandbox.accounts[4].address, value: 1n });
+    const response = await new EthereumTransaction().setEthereumData(Buffer.from(raw.slice(2), 'hex')).execute(client);
+    expect((await response.getReceipt(client)).status).to.equal(Status.Success);
+    const tx = sandbox.chain.transactions().at(-1)!;
+    const block = sandbox.chain.blockByNumber(tx.blockNumber)!;
+    const ns = (t: string) => BigInt(t.replace('.', ''));
+    expect(ns(block.timestampFrom) <= ns(tx.consensusTimestamp) && ns(tx.consensusTimestamp) <= ns(block.timestampTo)).to.equal(true);
+    expect(ns(block.timestampFrom) > ns(sandbox.chain.blockByNumber(tx.blockNumber - 1)!.timestampTo)).to.equal(true);
+    expect(block.name).to.match(/^\d{4}-\d\d-\d\dT\d\d_\d\d_\d\d\.\d{9}Z\.rcd\.gz$/);
+  });
+});
