@@ -1,0 +1,237 @@
+import { expect } from 'chai';
+import { defaultPlans } from '../../src/config/catalogue.js';
+import type { ConfigInput } from '../../src/config/schema.js';
+import { openKeyStore, type KeyStore } from '../../src/keys/store.js';
+import { createLimiter } from '../../src/limits/index.js';
+import type { Limiter } from '../../src/limits/types.js';
+import { rpc, startTestGateway, type TestGateway } from '../support/gateway.js';
+import { keyConfig, postgresSchema } from '../keys/support.js';
+import { needService, REDIS_URL } from '../support/services.js';
+import { limitsConfig, ManualClock, MapUsageStore } from './support.js';
+
+const NOV_30_LATE = Date.UTC(2026, 10, 30, 23, 59, 50);
+
+/** The catalogue's plans with the Developer plan cut down to `rps`, so a test can drain it in a few calls. */
+function plansWith(rps: number, monthlyQuota = 1_000_000): ConfigInput['plans'] {
+  const plans = defaultPlans();
+  return { ...plans, developer: { ...plans.developer, requestsPerSecond: rps, monthlyQuota } };
+}
+
+/** One call to each API the issue names, all on one key. */
+function callers(gw: TestGateway, key: string) {
+  const base = gw.gw.url;
+  const headers = { 'x-api-key': key };
+  return {
+    evm: () => rpc(`${base}/ethereum/rpc`, '{"jsonrpc":"2.0","id":12345678901234567890,"method":"eth_chainId"}', headers),
+    ledger: () => rpc(`${base}/hedera-testnet/rpc`, '{"jsonrpc":"2.0","id":"ledger-1","method":"eth_chainId"}', headers),
+    rest: async () => {
+      const res = await fetch(`${base}/hedera-testnet/api/v1/blocks?limit=1`, { headers });
+      const text = await res.text();
+      return { status: res.status, headers: res.headers, text, json: JSON.parse(text) };
+    },
+    graphql: () => rpc(`${base}/hedera-testnet/v1/graphql`, { query: '{ __typename }' }, headers),
+  };
+}
+
+function expectLimitHeaders(headers: Headers, retryAfter?: string) {
+  expect(headers.get('ratelimit-limit')).to.match(/^\d+$/);
+  expect(headers.get('ratelimit-remaining')).to.match(/^\d+$/);
+  expect(headers.get('ratelimit-reset')).to.match(/^\d+$/);
+  if (retryAfter) expect(headers.get('retry-after')).to.equal(retryAfter);
+}
+
+describe('limits through the gateway', () => {
+  // One key store on Postgres for every gateway here: opening the embedded one is most of a gateway's start.
+  let schema: Awaited<ReturnType<typeof postgresSchema>>;
+  let store: KeyStore;
+  const start = (overrides: Partial<ConfigInput>, opts: { limiter?: Limiter } = {}) => startTestGateway(overrides, { ...opts, keyStore: store });
+  before(async function () {
+    await needService(this, 'Postgres', 5432);
+    schema = await postgresSchema();
+    store = await openKeyStore(keyConfig({ databaseUrl: schema.url }));
+  });
+  after(async () => {
+    await store?.close();
+    await schema?.drop();
+  });
+
+  describe('one budget per key (frozen clock)', () => {
+    let gw: TestGateway;
+    let limiter: Limiter;
+    let clock: ManualClock;
+    before(async () => {
+      clock = new ManualClock(Date.UTC(2026, 10, 15, 12, 0, 0));
+      limiter = await createLimiter({ limits: limitsConfig({ writesPerSecond: 2 }), usage: new MapUsageStore(), now: clock.now });
+      gw = await start({ plans: plansWith(8) }, { limiter });
+    });
+    after(async () => {
+      await gw?.close();
+      await limiter?.close();
+    });
+
+    it('interleaved calls to an EVM chain, the ledger chain, REST and GraphQL drain one budget; each API refuses in its own convention', async () => {
+      const { key } = await gw.newKey('developer', []);
+      const call = callers(gw, key);
+      const remaining: string[] = [];
+      for (let round = 0; round < 2; round++) {
+        for (const api of [call.evm, call.ledger, call.rest, call.graphql]) {
+          const res = await api();
+          expect(res.status, res.text).to.equal(200);
+          expectLimitHeaders(res.headers);
+          remaining.push(res.headers.get('ratelimit-remaining')!);
+        }
+      }
+      expect(remaining).to.deep.equal(['7', '6', '5', '4', '3', '2', '1', '0']);
+
+      const evm = await call.evm();
+      expect(evm.status).to.equal(429);
+      expectLimitHeaders(evm.headers, '1');
+      // The id is echoed byte for byte, above 2^53.
+      expect(evm.text).to.include('"id":12345678901234567890');
+      expect(evm.json.error.code).to.equal(-32005);
+      expect(evm.json.error.message).to.match(/limit exceeded/i);
+
+      const ledger = await call.ledger();
+      expect(ledger.status).to.equal(429);
+      expect(ledger.json).to.deep.include({ id: 'ledger-1' });
+      expect(ledger.json.error.code).to.equal(-32005);
+
+      const rest = await call.rest();
+      expect(rest.status).to.equal(429);
+      expectLimitHeaders(rest.headers, '1');
+      expect(rest.json._status.messages[0].message).to.match(/limit exceeded/i);
+
+      const graphql = await call.graphql();
+      expect(graphql.status).to.equal(429);
+      expectLimitHeaders(graphql.headers, '1');
+      expect(graphql.json.errors[0].extensions.code).to.equal('RATE_LIMITED');
+    });
+
+    it('charges each call of a JSON-RPC batch', async () => {
+      clock.advance(1_000);
+      const { key } = await gw.newKey('developer', []);
+      const batch = [1, 2, 3].map((id) => ({ jsonrpc: '2.0', id, method: 'eth_chainId' }));
+      const first = await rpc(`${gw.gw.url}/ethereum/rpc`, batch, { 'x-api-key': key });
+      expect(first.status).to.equal(200);
+      expect(first.headers.get('ratelimit-remaining')).to.equal('5');
+      await rpc(`${gw.gw.url}/ethereum/rpc`, batch, { 'x-api-key': key });
+      const refused = await rpc(`${gw.gw.url}/ethereum/rpc`, batch, { 'x-api-key': key });
+      expect(refused.status).to.equal(429);
+      expect(refused.json.map((r: { id: number; error: { code: number } }) => [r.id, r.error.code])).to.deep.equal([
+        [1, -32005],
+        [2, -32005],
+        [3, -32005],
+      ]);
+    });
+
+    it('gives eth_sendRawTransaction its own budget unless the key is approved for heavy writes', async () => {
+      clock.advance(1_000);
+      const send = (key: string, id: number) =>
+        rpc(`${gw.gw.url}/ethereum/rpc`, { jsonrpc: '2.0', id, method: 'eth_sendRawTransaction', params: ['0x00'] }, { 'x-api-key': key });
+      const { key } = await gw.newKey('developer', []);
+      const answers = [await send(key, 1), await send(key, 2), await send(key, 3)];
+      // Two reach the node (which rejects the junk transaction); the third is refused by the write budget.
+      expect(answers.slice(0, 2).map((a) => a.json.error?.code)).not.to.include(-32005);
+      expect(answers[2].status).to.equal(429);
+      expect(answers[2].json).to.deep.include({ id: 3 });
+      expect(answers[2].json.error.code).to.equal(-32005);
+      expect(answers[2].json.error.message).to.match(/transaction submissions/);
+      expectLimitHeaders(answers[2].headers);
+      expect(answers[2].headers.get('retry-after')).to.match(/^\d+$/);
+
+      const heavy = await gw.newKey('developer', ['heavy_writes']);
+      clock.advance(1_000);
+      const heavyAnswers = [await send(heavy.key, 1), await send(heavy.key, 2), await send(heavy.key, 3)];
+      expect(heavyAnswers.map((a) => a.json.error?.code)).not.to.include(-32005);
+    });
+  });
+
+  describe('monthly quota', () => {
+    it('answers 429 saying the quota is used up, with Retry-After until the month rolls over', async () => {
+      const clock = new ManualClock(NOV_30_LATE);
+      const limiter = await createLimiter({ limits: limitsConfig(), usage: new MapUsageStore(), now: clock.now });
+      const gw = await start({ plans: plansWith(100, 2) }, { limiter });
+      try {
+        const { key } = await gw.newKey('developer', []);
+        const call = callers(gw, key);
+        expect((await call.evm()).status).to.equal(200);
+        expect((await call.rest()).status).to.equal(200);
+        const refused = await call.evm();
+        expect(refused.status).to.equal(429);
+        expect(refused.headers.get('retry-after')).to.equal('10');
+        expect(refused.json.error.message).to.match(/monthly quota/);
+        clock.ms = Date.UTC(2026, 11, 1);
+        expect((await call.evm()).status).to.equal(200);
+      } finally {
+        await gw.close();
+        await limiter.close();
+      }
+    });
+  });
+
+  describe('ledger relay access by plan', () => {
+    for (const phase of ['beta', 'ga'] as const) {
+      it(`in ${phase}, answers 403 naming what includes the relay`, async () => {
+        const gw = await start({ limits: { relayPhase: phase } });
+        try {
+          const ask = (key: string) => rpc(`${gw.gw.url}/hedera-testnet/rpc`, { jsonrpc: '2.0', id: 7, method: 'eth_chainId' }, { 'x-api-key': key });
+          const free = await ask((await gw.newKey('free', [])).key);
+          expect(free.status).to.equal(403);
+          expect(free.json).to.deep.include({ id: 7 });
+          expect(free.json.error.code).to.equal(-32003);
+          expect(free.json.error.message).to.include(phase === 'beta' ? 'relay_beta' : 'Developer, Startup, Premium and Enterprise');
+          const allowed = phase === 'beta' ? await gw.newKey('free', ['relay_beta']) : await gw.newKey('developer', []);
+          expect((await ask(allowed.key)).status).to.equal(200);
+          // The same free key still has every other API of its plan.
+          expect((await rpc(`${gw.gw.url}/ethereum/rpc`, { jsonrpc: '2.0', id: 1, method: 'eth_chainId' }, { 'x-api-key': (await gw.newKey('free', [])).key })).status).to.equal(200);
+        } finally {
+          await gw.close();
+        }
+      });
+    }
+  });
+
+  describe('two instances on one Redis share a budget (real time)', () => {
+    before(async function () {
+      await needService(this, 'Redis', 6379);
+    });
+
+    it('admits, across both, the budget of one key within 10% under sustained overload', async () => {
+      const rps = 10;
+      const overrides = { plans: plansWith(rps), limits: { redisUrl: REDIS_URL } };
+      const a = await start(overrides);
+      const b = await start(overrides);
+      try {
+        expect(a.gw.limiter.backend).to.equal('redis');
+        const { key } = await a.newKey('developer', []);
+        const urls = [a.gw.url, b.gw.url];
+        const body = '{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}';
+        // Warm both paths (devnet start, key caches) on another key, so the measured seconds are all load.
+        const { key: warm } = await a.newKey('developer', []);
+        await Promise.all(urls.map((u) => rpc(`${u}/ethereum/rpc`, body, { 'x-api-key': warm })));
+
+        let admitted = 0;
+        let refused = 0;
+        const started = Date.now();
+        const until = started + 3_000;
+        const worker = async (url: string) => {
+          while (Date.now() < until) {
+            const res = await rpc(`${url}/ethereum/rpc`, body, { 'x-api-key': key });
+            if (res.status === 200) admitted++;
+            else if (res.status === 429) refused++;
+            else throw new Error(`unexpected ${res.status}: ${res.text}`);
+          }
+        };
+        await Promise.all([...urls, ...urls, ...urls, ...urls].map(worker));
+        const seconds = (Date.now() - started) / 1_000;
+        // One second's burst, then the rate for the time the load lasted.
+        const budget = rps + rps * seconds;
+        expect(refused, 'the load was at least twice the limit').to.be.greaterThan(admitted);
+        expect(admitted).to.be.within(budget * 0.9, budget * 1.1);
+      } finally {
+        await b.close();
+        await a.close();
+      }
+    });
+  });
+});
