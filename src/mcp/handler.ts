@@ -5,7 +5,7 @@ import { GatewayError } from '../errors.js';
 import { serializeResponse, toErrorObject } from '../rpc/jsonrpc.js';
 import { createHostGuard } from './guard.js';
 import { SelfClient } from './selfClient.js';
-import { buildMcpServer } from './server.js';
+import { createMcpServerFactory } from './server.js';
 
 export interface McpHandlerOptions {
   router: Router;
@@ -28,6 +28,7 @@ export interface McpHandlerOptions {
 export function createMcpHandler(opts: McpHandlerOptions): ApiHandler {
   const guard = createHostGuard(opts.allowedHosts, opts.allowedOrigins);
   const client = new SelfClient(opts.selfUrl);
+  const servers = createMcpServerFactory(opts.router);
   return {
     async handle(ctx) {
       guard(ctx.req.headers);
@@ -38,7 +39,7 @@ export function createMcpHandler(opts: McpHandlerOptions): ApiHandler {
       const message = parseMessage(await readLimited(ctx, opts.bodyLimitBytes));
       if (caller) await ctx.admit(Array.isArray(message) ? Math.max(1, message.length) : 1);
       ctx.annotate({ mcp: describe(message) });
-      const server = buildMcpServer({ router: opts.router, appUrl: opts.appUrl, client, requestId: ctx.requestId, caller });
+      const server = servers.forRequest({ router: opts.router, appUrl: opts.appUrl, client, requestId: ctx.requestId, caller });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       ctx.res.once('close', () => void server.close());
       await server.connect(transport);

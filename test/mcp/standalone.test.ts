@@ -102,7 +102,7 @@ describe('MCP endpoint (handler alone)', () => {
 
   it('answers 401 in JSON-RPC shape for an unknown key, without echoing it', async () => {
     const bogus = 'pk_test_notakey_0123456789abcdef';
-    for (const headers of [{ 'x-api-key': bogus }, { authorization: `Bearer ${bogus}` }]) {
+    for (const headers of [{ 'x-api-key': bogus }, { authorization: `Bearer ${bogus}` }] as Record<string, string>[]) {
       const res = await mcpPost(`${h.url}/mcp`, LIST, headers);
       expect(res.status).to.equal(401);
       expect(res.json).to.deep.include({ jsonrpc: '2.0', id: null });
