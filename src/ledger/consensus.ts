@@ -23,7 +23,7 @@ export const FILE_THRESHOLD_BYTES = 5_120;
 /** The first file chunk (hex characters), as the SDK's EthereumFlow uploads it. */
 const FIRST_CHUNK_HEX = 4_096;
 const SUBMIT_TIMEOUT_MS = 30_000;
-const RECEIPT_MIN_BACKOFF_MS = 50;
+const RECEIPT_MIN_BACKOFF_MS = 25;
 /** Ledger statuses that mean the EVM ran the transaction: Ethereum-wise it is mined, with status 0 or 1. */
 const EXECUTED = new Set(['SUCCESS', 'CONTRACT_REVERT_EXECUTED', 'INSUFFICIENT_GAS', 'CONTRACT_EXECUTION_EXCEPTION', 'MAX_CHILD_RECORDS_EXCEEDED']);
 

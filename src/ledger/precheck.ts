@@ -26,11 +26,15 @@ function offeredPrice(tx: Transaction): bigint {
   return tx.maxFeePerGas ?? tx.gasPrice ?? 0n;
 }
 
-/** Checks that need no network: size, chain id, gas limit bounds. */
-export function checkShape(tx: Transaction, rawBytes: number, chainId: number, maxGas: number): void {
+/** Runs before parsing: decoding a signed transaction costs time in proportion to its size. */
+export function checkSize(rawBytes: number): void {
   if (rawBytes > MAX_TRANSACTION_BYTES) {
     throw new GatewayError('TRANSACTION_TOO_LARGE', `${rawBytes} bytes, the limit is ${MAX_TRANSACTION_BYTES}`);
   }
+}
+
+/** Checks that need no network: chain id, gas limit bounds. */
+export function checkShape(tx: Transaction, chainId: number, maxGas: number): void {
   // Chain id 0 is a pre-EIP-155 legacy transaction, which the ledger accepts (deterministic deployments use it).
   if (tx.chainId !== 0n && tx.chainId !== BigInt(chainId)) {
     throw new GatewayError('WRONG_CHAIN_ID', `signed for chain ${tx.chainId}, this chain is ${chainId}`);

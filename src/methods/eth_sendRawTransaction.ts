@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors.js';
-import { checkAgainstNetwork, checkShape, parseSignedTransaction } from '../ledger/precheck.js';
+import { checkAgainstNetwork, checkShape, checkSize, parseSignedTransaction } from '../ledger/precheck.js';
 import { data, positional } from './params.js';
 import type { MethodEnv } from './types.js';
 
@@ -15,8 +15,9 @@ export async function eth_sendRawTransaction(params: unknown[], env: MethodEnv):
   const [rawParam] = positional(params, 1, 1);
   const raw = data(rawParam, 'signed transaction');
   if (!env.consensus) throw new GatewayError('WRITES_NOT_CONFIGURED');
+  checkSize((raw.length - 2) / 2);
   const tx = parseSignedTransaction(raw);
-  checkShape(tx, (raw.length - 2) / 2, env.chainId, env.ledger.maxGas);
+  checkShape(tx, env.chainId, env.ledger.maxGas);
   await checkAgainstNetwork(tx, env.reads);
   await env.consensus.submitEthereum(Buffer.from(raw.slice(2), 'hex'));
   const hash = tx.hash!.toLowerCase();
