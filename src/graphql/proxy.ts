@@ -87,6 +87,7 @@ export function createGraphqlProxy(opts: GraphqlProxyOptions): ApiHandler {
             if (!graphqlUrl) throw new GatewayError('UPSTREAM_NOT_CONFIGURED', `${network.id} has no GraphQL upstream`);
             return graphqlUrl;
           },
+          timeoutMs: opts.timeoutMs,
           verify: opts.verify,
           revocationCheckMs: opts.revocationCheckMs,
           idleTimeoutMs: opts.idleTimeoutMs,

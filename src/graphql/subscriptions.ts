@@ -4,11 +4,13 @@
  * to authenticate `connection_init`, charge and guard every subscribe, strip the key before it travels on, and know
  * which subscriptions are running. Close codes for refusals are 4000 + the HTTP status (4401, 4403, 4429, ...).
  */
+import { Gauge } from 'prom-client';
 import WebSocket, { type RawData } from 'ws';
 import type { UpgradeContext } from '../edge/types.js';
 import { GatewayError, isGatewayError } from '../errors.js';
 import { extractKey } from '../keys/extract.js';
 import type { KeyVerifier, VerifiedKey } from '../keys/types.js';
+import { registry } from '../metrics.js';
 import { upstreamFailure } from '../rest/upstream.js';
 import { checkQuery, graphqlErrorBody } from './guards.js';
 
@@ -21,6 +23,13 @@ type Protocol = (typeof PROTOCOLS)[number];
 export function pickProtocol(offered: Set<string>): Protocol | undefined {
   return PROTOCOLS.find((p) => offered.has(p));
 }
+
+const openConnections = new Gauge({
+  name: 'gateway_graphql_subscription_connections',
+  help: 'Authenticated GraphQL WebSocket connections open, by network',
+  labelNames: ['network'] as const,
+  registers: [registry],
+});
 
 /** How long a client has to send connection_init, as graphql-ws servers allow by default. */
 const INIT_TIMEOUT_MS = 10_000;
@@ -49,6 +58,8 @@ interface Message {
 
 export interface RelayOptions {
   upstreamUrl(): Promise<string>;
+  /** Bound on the upstream WebSocket handshake. */
+  timeoutMs: number;
   verify: KeyVerifier;
   revocationCheckMs: number;
   idleTimeoutMs?: number;
@@ -158,6 +169,7 @@ export class SubscriptionRelay {
       return this.refuseConnection(new GatewayError('TOO_MANY_SUBSCRIPTIONS', `your plan allows ${key.plan.maxSubscriptions}`));
     }
     this.key = key;
+    openConnections.inc({ network: this.ctx.route.network?.id ?? '' });
     this.timers.push(setInterval(() => void this.recheckKey(), this.opts.revocationCheckMs));
     this.touch();
 
@@ -168,7 +180,7 @@ export class SubscriptionRelay {
       return this.refuseConnection(upstreamFailure(err));
     }
     if (this.closed) return;
-    const upstream = new WebSocket(url, this.protocol);
+    const upstream = new WebSocket(url, this.protocol, { handshakeTimeout: this.opts.timeoutMs });
     this.upstream = upstream;
     this.pending.push(JSON.stringify({ ...msg, payload: withoutKey(msg.payload) }));
     upstream.on('open', () => {
@@ -236,7 +248,10 @@ export class SubscriptionRelay {
     this.closed = true;
     for (const t of this.timers) clearInterval(t);
     clearTimeout(this.idleTimer);
-    if (this.key) this.opts.connections.release(this.key.id);
+    if (this.key) {
+      this.opts.connections.release(this.key.id);
+      openConnections.dec({ network: this.ctx.route.network?.id ?? '' });
+    }
     if (this.client.readyState === WebSocket.OPEN || this.client.readyState === WebSocket.CONNECTING) this.client.close(code, reason.slice(0, 120));
     if (this.upstream && this.upstream.readyState !== WebSocket.CLOSED) {
       if (this.upstream.readyState === WebSocket.CONNECTING) this.upstream.terminate();

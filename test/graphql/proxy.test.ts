@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import WebSocket, { WebSocketServer } from 'ws';
 import { createGraphqlProxy } from '../../src/graphql/proxy.js';
+import { registry } from '../../src/metrics.js';
 import { LedgerChain } from '../../src/sandbox/ledger/chain.js';
 import { startLedgerGraphql } from '../../src/sandbox/graphql/ledger.js';
 import type { StandIn } from '../../src/sandbox/graphql/server.js';
@@ -166,9 +167,12 @@ describe('GraphQL proxy (standalone edge, real ledger stand-in)', () => {
     conn.close();
   });
 
-  it('accepts the key in the upgrade request headers too', async () => {
+  it('accepts the key in the upgrade request headers too, and counts open connections by network only', async () => {
     const conn = modernClient(url, undefined, { 'x-api-key': PREMIUM });
     await conn.subscribe(LATEST_SUB).until(() => true);
+    const gauge = await registry.getSingleMetric('gateway_graphql_subscription_connections')!.get();
+    expect(gauge.values.find((v) => v.labels.network === 'hedera-testnet')?.value).to.be.greaterThan(0);
+    expect(JSON.stringify(gauge)).not.to.contain('pk_test');
     await conn.client.dispose();
   });
 
@@ -205,6 +209,34 @@ describe('GraphQL proxy (standalone edge, real ledger stand-in)', () => {
     await conn.subscribe(LATEST_SUB).until(() => true);
     edge.keys.delete(raw);
     expect(await conn.closed).to.deep.equal({ code: 4403, reason: 'Forbidden: API key revoked' });
+  });
+
+  it('closes idle connections but keeps those with a running subscription', async () => {
+    const idleProxy = createGraphqlProxy({
+      timeoutMs: 2_000,
+      revocationCheckMs: 60_000,
+      idleTimeoutMs: 100,
+      verify: edge.verifier,
+      upstreams: async () => ({ rpc: [], graphqlUrl: gql.url }),
+    });
+    const idleEdge = await startTestEdge({ graphql: idleProxy });
+    idleEdge.addKey(PREMIUM, 'premium');
+    try {
+      const idleUrl = `${idleEdge.url}/hedera-testnet/v1/graphql`;
+      const idle = modernClient(idleUrl, { 'x-api-key': PREMIUM });
+      expect(await idle.closed).to.deep.equal({ code: 1000, reason: 'Idle timeout' });
+
+      const busy = modernClient(idleUrl, { 'x-api-key': PREMIUM });
+      const events = busy.subscribe(LATEST_SUB);
+      await events.until(() => true);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      await submitFile(chain);
+      const newest = chain.transactions().at(-1)!.consensusTimestamp.replace('.', '');
+      await events.until((r) => r.data.transaction[0].consensus_timestamp === newest);
+      await busy.client.dispose();
+    } finally {
+      await idleEdge.close();
+    }
   });
 
   it('never passes the client key to the upstream in connection_init', async () => {
