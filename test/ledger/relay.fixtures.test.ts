@@ -158,6 +158,36 @@ describe('ledger relay on real mirror-node example responses', () => {
     }
   });
 
+  it('`latest` is reused for relay.latestCacheMs, then read again', async () => {
+    const cached = testRelay(296, { mirrorUrl: mirror.url }, { latestCacheMs: 60_000 });
+    try {
+      await result(cached, 'eth_blockNumber');
+      await result(cached, 'eth_getBlockByNumber', ['latest', false]);
+      await result(cached, 'eth_blockNumber');
+      expect(mirror.paths.filter((p) => p === '/api/v1/blocks?limit=1&order=desc')).to.have.length(1);
+    } finally {
+      await cached.close();
+    }
+    await result(relay, 'eth_blockNumber');
+    await result(relay, 'eth_blockNumber');
+    expect(mirror.paths.filter((p) => p === '/api/v1/blocks?limit=1&order=desc')).to.have.length(3);
+  });
+
+  it('contracts/call goes to the separate call URL when the operator splits them', async () => {
+    const calls = await startFixtureMirror();
+    const split = testRelay(296, { mirrorUrl: mirror.url, mirrorCallUrl: calls.url });
+    try {
+      const outcome = await call(split, 'eth_call', [{ to: `0x${'11'.repeat(20)}`, data: '0x' }, 'latest']);
+      // the fixture has no contracts/call route: the 404 on the call URL means "no contract", which is empty data
+      expect(outcome).to.deep.equal({ result: '0x' });
+      expect(calls.paths).to.deep.equal(['/api/v1/contracts/call']);
+      expect(mirror.paths).to.deep.equal([]);
+    } finally {
+      await split.close();
+      await calls.close();
+    }
+  });
+
   it('writes without an operator say clearly that they are not configured', async () => {
     const outcome = await call(relay, 'eth_sendRawTransaction', ['0x02f8']);
     expect(outcome).to.have.nested.property('error.message').that.includes('Writes are not configured');
