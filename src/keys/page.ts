@@ -110,12 +110,15 @@ function cookieValue(header: string | undefined, name: string): string | undefin
   return undefined;
 }
 
-/** Pages carry a key or a form token: never cached, never framed, never leaking a referrer. */
+/**
+ * Pages carry a key or a form token: never cached, never framed. The referrer stays same-origin (not no-referrer):
+ * under no-referrer browsers send `Origin: null` on the form post, which the origin check must refuse.
+ */
 function send(res: ServerResponse, status: number, html: string, scriptNonce?: string): void {
   res.statusCode = status;
   res.setHeader('content-type', 'text/html; charset=utf-8');
   res.setHeader('cache-control', 'no-store');
-  res.setHeader('referrer-policy', 'no-referrer');
+  res.setHeader('referrer-policy', 'same-origin');
   res.setHeader('x-content-type-options', 'nosniff');
   res.setHeader('x-frame-options', 'DENY');
   res.setHeader(
