@@ -4,14 +4,15 @@ import { GatewayError } from '../errors.js';
 import type { VerifiedKey } from '../keys/types.js';
 import { monthOf, msUntilNextMonth } from './calendar.js';
 import { fromGcra, quotaRefusal } from './decision.js';
-import { BURST_MS, intervalMs, outcomeAt } from './gcra.js';
+import { burstMs, intervalMs, outcomeAt } from './gcra.js';
 import { limiterBackendErrors, limiterDegraded } from './metrics.js';
 import type { LimitDecision, Limiter, UsageStore } from './types.js';
 import type { UsageRecorder } from './usageRecorder.js';
 
 /**
  * One decision, atomically: the monthly quota (when KEYS[2] is given) and then the GCRA budget of KEYS[1].
- * ARGV: now (ms), emission interval (ms), cost, burst (ms), monthly quota.
+ * ARGV: now (ms), emission interval (ms), cost, burst (ms), monthly quota. `now` is the calling instance's clock (so
+ * tests can inject one); instances need synchronised clocks, and a skew of d ms moves a key's budget by d ms' worth.
  * Returns {status, ahead}: status 1 admitted, 0 refused by rate, 2 refused by quota, -1 quota count missing (seed it);
  * ahead is how far the stored TAT lies ahead of now, in microseconds (Redis truncates numbers to integers).
  */
@@ -99,7 +100,7 @@ export class RedisLimiter implements Limiter {
     const interval = intervalMs(limit);
     const rateKey = `gw:{${key.id}}:r`;
     const quotaKey = `gw:{${key.id}}:q:${month}`;
-    const run = () => this.client.gwCharge(rateKey, quotaKey, now, interval, cost, BURST_MS, key.plan.monthlyQuota);
+    const run = () => this.client.gwCharge(rateKey, quotaKey, now, interval, cost, burstMs(interval), key.plan.monthlyQuota);
     let reply: ChargeReply;
     try {
       reply = await run();
@@ -121,7 +122,7 @@ export class RedisLimiter implements Limiter {
     const interval = intervalMs(rate);
     let reply: ChargeReply;
     try {
-      reply = await this.client.gwChargeRate(`gw:{${key.id}}:w`, this.opts.now(), interval, 1, BURST_MS);
+      reply = await this.client.gwChargeRate(`gw:{${key.id}}:w`, this.opts.now(), interval, 1, burstMs(interval));
     } catch (err) {
       return this.failed(err, () => this.opts.fallback!.chargeWrite(key));
     }

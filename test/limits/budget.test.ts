@@ -76,6 +76,15 @@ describe('limits: the per-key budget (in memory, injected clock)', () => {
     expect((await limiter.charge(key, 10)).allowed).to.equal(true);
   });
 
+  it('lets a plan below one request per second make one request per interval', async () => {
+    const key = testKey('free', { rps: 0.5 });
+    expect((await limiter.charge(key, 1)).allowed).to.equal(true);
+    clock.advance(1_999);
+    expect(await limiter.charge(key, 1)).to.include({ allowed: false, retryAfterSeconds: 1 });
+    clock.advance(1);
+    expect((await limiter.charge(key, 1)).allowed).to.equal(true);
+  });
+
   it('shares one budget across everything the key does (the limiter has no notion of network or API)', async () => {
     const key = testKey('free', { rps: 10 });
     const sameKeyElsewhere = { ...key };

@@ -7,7 +7,7 @@ import type { Limiter } from '../../src/limits/types.js';
 import { rpc, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { keyConfig, postgresSchema } from '../keys/support.js';
 import { needService, REDIS_URL } from '../support/services.js';
-import { limitsConfig, ManualClock, MapUsageStore } from './support.js';
+import { eventually, limitsConfig, ManualClock, MapUsageStore, RedisChild } from './support.js';
 
 const NOV_30_LATE = Date.UTC(2026, 10, 30, 23, 59, 50);
 
@@ -189,6 +189,48 @@ describe('limits through the gateway', () => {
         }
       });
     }
+  });
+
+  describe('Redis stopped mid-test (a private redis-server)', () => {
+    let redis: RedisChild;
+    before(async () => {
+      redis = await RedisChild.start();
+    });
+    after(() => redis?.down());
+
+    it('fail-closed answers 503 in the API convention while Redis is down, and serves again when it returns', async () => {
+      const gw = await start({ limits: { redisUrl: redis.url, redisFailure: 'fail-closed' } });
+      try {
+        const { key } = await gw.newKey('developer', []);
+        const ask = () => rpc(`${gw.gw.url}/ethereum/rpc`, { jsonrpc: '2.0', id: 'r1', method: 'eth_chainId' }, { 'x-api-key': key });
+        expect((await ask()).status).to.equal(200);
+        await redis.down();
+        const down = await ask();
+        expect(down.status).to.equal(503);
+        expect(down.headers.get('retry-after')).to.equal('1');
+        expect(down.json).to.deep.include({ id: 'r1' });
+        expect(down.json.error.message).to.match(/rate limiter unavailable/i);
+        await redis.up();
+        await eventually(async () => (await ask()).status === 200, 'the gateway to use Redis again');
+      } finally {
+        await gw.close();
+      }
+    });
+
+    it('fail-open keeps serving within a local budget while Redis is down', async () => {
+      // One request per five seconds: the second, right after the first, is refused by the local limiter.
+      const gw = await start({ plans: plansWith(0.2), limits: { redisUrl: redis.url, redisFailure: 'fail-open' } });
+      try {
+        const { key } = await gw.newKey('developer', []);
+        const ask = () => rpc(`${gw.gw.url}/ethereum/rpc`, { jsonrpc: '2.0', id: 1, method: 'eth_chainId' }, { 'x-api-key': key });
+        await redis.down();
+        expect((await ask()).status).to.equal(200);
+        expect((await ask()).status).to.equal(429);
+        await redis.up();
+      } finally {
+        await gw.close();
+      }
+    });
   });
 
   describe('two instances on one Redis share a budget (real time)', () => {
