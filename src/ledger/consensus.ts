@@ -34,10 +34,17 @@ export interface Submission {
   callDataFileId?: string;
 }
 
-/** DER keys carry their type; a bare hex key is taken as ECDSA secp256k1, the key type Ethereum accounts use. */
+/**
+ * DER keys carry their type; a bare hex key is taken as ECDSA secp256k1, the key type Ethereum accounts use.
+ * A bad key is reported without its text: the SDK's own messages can echo it.
+ */
 export function parseOperatorKey(text: string): PrivateKey {
   const hex = text.trim().replace(/^0x/, '');
-  return hex.length > 64 && hex.startsWith('30') ? PrivateKey.fromStringDer(hex) : PrivateKey.fromStringECDSA(hex);
+  try {
+    return hex.length > 64 && hex.startsWith('30') ? PrivateKey.fromStringDer(hex) : PrivateKey.fromStringECDSA(hex);
+  } catch {
+    throw new Error('ledger operatorKey is neither a DER-encoded private key nor a 32-byte hex ECDSA key');
+  }
 }
 
 export class ConsensusClient {

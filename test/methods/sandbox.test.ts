@@ -180,6 +180,14 @@ describe('ledger relay against the ledger sandbox', function () {
     expect(contract.interface.parseError(error.data)?.args[0]).to.equal('nope');
   });
 
+  it('a transaction that reverts on the ledger is mined with receipt status 0', async () => {
+    const tx = await wallet.sendTransaction({ to: await contract.getAddress(), data: contract.interface.encodeFunctionData('fail'), gasLimit: 100_000n });
+    const failed = await tx.wait().catch((e) => e.receipt);
+    expect(failed.status).to.equal(0);
+    const receipt = await checked(relay, 'eth_getTransactionReceipt', [tx.hash]);
+    expect(receipt.status).to.equal('0x0');
+  });
+
   it('call data too large for one transaction goes through the file service', async () => {
     const { abi, bytecode } = greeter();
     const blob = `0x${'ab'.repeat(6_000)}`;
