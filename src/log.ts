@@ -8,13 +8,26 @@ export function redactText(text: string): string {
   return redactPath(text).replace(KEY_PATTERN, '$1***');
 }
 
+/** Every string in a log object, at any depth, is scrubbed; errors become plain objects so their text is too. */
+function scrub(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return redactText(value);
+  if (value === null || typeof value !== 'object' || depth > 8) return value;
+  if (value instanceof Error) {
+    const { name, message, stack, cause } = value;
+    return { type: name, message: redactText(message), stack: stack && redactText(stack), ...(cause === undefined ? {} : { cause: scrub(cause, depth + 1) }) };
+  }
+  if (Array.isArray(value)) return value.map((v) => scrub(v, depth + 1));
+  if (Object.getPrototypeOf(value) !== Object.prototype) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, scrub(v, depth + 1)]));
+}
+
 export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
   return pino(
     {
       level,
       base: undefined,
       redact: { paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'headers["x-api-key"]', 'headers.authorization'], censor: '***' },
-      formatters: { level: (label) => ({ level: label }) },
+      formatters: { level: (label) => ({ level: label }), log: (object) => scrub(object) as Record<string, unknown> },
       hooks: {
         // Upstream errors can echo URLs with keys in them; every string argument is scrubbed on its way out.
         logMethod(args, method) {
