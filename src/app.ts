@@ -16,7 +16,7 @@ import { createKeyVerifier } from './keys/verifier.js';
 import { createLedgerRelay, type LedgerRelay } from './ledger/relay.js';
 import { createLimiter } from './limits/index.js';
 import type { Limiter } from './limits/types.js';
-import { LocalUpstreams, sandboxLedgerConfig } from './localUpstreams.js';
+import type { LocalUpstreams } from './localUpstreams.js';
 import { createLogger } from './log.js';
 import { createMcpHandler } from './mcp/handler.js';
 import { registry } from './metrics.js';
@@ -54,7 +54,8 @@ export interface GatewayOptions {
 export async function startGateway(config: Config, opts: GatewayOptions = {}): Promise<Gateway> {
   const logger = opts.logger ?? createLogger(config.log.level);
   const router = new Router(config);
-  const local = config.sandbox.enabled ? new LocalUpstreams(config) : undefined;
+  // The sandbox (an EVM, gRPC and HTTP stand-ins) is loaded only when it serves something.
+  const local = config.sandbox.enabled ? new (await import('./localUpstreams.js')).LocalUpstreams(config) : undefined;
   const keyStore = opts.keyStore ?? (await openKeyStore({ keys: config.keys, plans: config.plans }));
   const verifier = createKeyVerifier(keyStore, config.keys, config.plans);
   const limiter = opts.limiter ?? (await createLimiter({ limits: config.limits, usage: keyStore, logger }));
@@ -168,7 +169,7 @@ class Backends {
 
   private async ledgerConfig(network: NetworkRef): Promise<LedgerConfig> {
     if (network.network.ledger) return network.network.ledger;
-    if (this.local) return sandboxLedgerConfig(await this.local.ledger(network));
+    if (this.local) return this.local.ledgerConfig(network);
     throw new GatewayError('UPSTREAM_NOT_CONFIGURED', network.id);
   }
 

@@ -6,19 +6,6 @@ import { startEvmGraphql } from './sandbox/graphql/evm.js';
 import { startLedgerSandbox, type LedgerSandbox } from './sandbox/index.js';
 import { startOnce } from './startOnce.js';
 
-/** The ledger config of a sandbox network: its stand-in URLs and its operator. */
-export function sandboxLedgerConfig(sandbox: LedgerSandbox): LedgerConfig {
-  return {
-    mirrorUrl: sandbox.mirrorUrl,
-    consensus: sandbox.consensus,
-    operatorId: sandbox.operator.accountId,
-    operatorKey: sandbox.operator.privateKey,
-    graphqlUrl: sandbox.graphqlUrl,
-    maxGas: 15_000_000,
-    maxFeeTinybar: 2_000_000_000,
-  };
-}
-
 /**
  * Local stand-ins for networks without configured upstreams, each started on first use (concurrent first uses share
  * one start) so twenty networks cost nothing until someone calls them.
@@ -34,6 +21,20 @@ export class LocalUpstreams {
     return startOnce(this.ledgers, network.id, () =>
       startLedgerSandbox({ chainId: network.network.chainId, blockIntervalMs: this.config.sandbox.blockIntervalMs, host: '127.0.0.1' }),
     );
+  }
+
+  /** The ledger config of a sandbox network: its stand-in URLs and its operator. */
+  async ledgerConfig(network: NetworkRef): Promise<LedgerConfig> {
+    const sandbox = await this.ledger(network);
+    return {
+      mirrorUrl: sandbox.mirrorUrl,
+      consensus: sandbox.consensus,
+      operatorId: sandbox.operator.accountId,
+      operatorKey: sandbox.operator.privateKey,
+      graphqlUrl: sandbox.graphqlUrl,
+      maxGas: 15_000_000,
+      maxFeeTinybar: 2_000_000_000,
+    };
   }
 
   async upstreams(network: NetworkRef): Promise<NetworkUpstreams> {

@@ -1,0 +1,175 @@
+/**
+ * A fast mirror-node stand-in for the relay benchmark: synthetic but correctly shaped answers (the reference
+ * examples' shapes) for a chain of LATEST_BLOCK blocks with two contract results each, computed on the fly, and a
+ * count of every request so the benchmark can report mirror-node requests per relay request.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export const LATEST_BLOCK = 50_000;
+const GENESIS_SECONDS = 1_700_000_000;
+const RESULTS_PER_BLOCK = 2;
+const CONTRACT = '0x00000000000000000000000000000000000003ec';
+
+const hex = (n: number, bytes: number) => n.toString(16).padStart(bytes * 2, '0');
+const blockHash = (n: number) => `0x${hex(n, 8)}${'ab'.repeat(40)}`;
+const txHash = (n: number, i: number) => `0x${hex(n, 8)}${hex(i, 4)}${'cd'.repeat(20)}`;
+const seconds = (n: number) => GENESIS_SECONDS + 2 * n;
+const ts = (s: number, nanos = 0) => `${s}.${String(nanos).padStart(9, '0')}`;
+const ZERO_BLOOM = `0x${'0'.repeat(512)}`;
+
+function block(n: number) {
+  return {
+    count: RESULTS_PER_BLOCK,
+    gas_used: 21_000 * RESULTS_PER_BLOCK,
+    hapi_version: '0.56.0',
+    hash: blockHash(n),
+    logs_bloom: ZERO_BLOOM,
+    name: `${new Date(seconds(n) * 1000).toISOString().replace(/:/g, '_')}.rcd.gz`,
+    number: n,
+    previous_hash: n === 0 ? `0x${'0'.repeat(96)}` : blockHash(n - 1),
+    size: 2_048,
+    timestamp: { from: ts(seconds(n)), to: ts(seconds(n) + 1, 999_999_999) },
+  };
+}
+
+function log(n: number, i: number) {
+  return {
+    address: CONTRACT,
+    bloom: '0x',
+    contract_id: '0.0.1004',
+    data: `0x${hex(n, 32)}`,
+    index: 0,
+    root_contract_id: null,
+    timestamp: ts(seconds(n), i + 1),
+    topics: ['0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef', `0x${hex(i, 32)}`],
+    transaction_hash: txHash(n, i),
+    transaction_index: i,
+    block_hash: blockHash(n),
+    block_number: n,
+  };
+}
+
+function result(n: number, i: number, withLogs: boolean) {
+  return {
+    access_list: '0x',
+    address: CONTRACT,
+    amount: 0,
+    block_gas_used: 21_000 * RESULTS_PER_BLOCK,
+    block_hash: blockHash(n),
+    block_number: n,
+    bloom: ZERO_BLOOM,
+    call_result: '0x',
+    chain_id: '0x128',
+    contract_id: '0.0.1004',
+    created_contract_ids: [],
+    error_message: null,
+    failed_initcode: null,
+    from: `0x${hex(0x1f41 + i, 20)}`,
+    function_parameters: '0xa9059cbb',
+    gas_consumed: 21_000,
+    gas_limit: 100_000,
+    gas_price: '0x4a817c80',
+    gas_used: 21_000,
+    hash: txHash(n, i),
+    max_fee_per_gas: '0x',
+    max_priority_fee_per_gas: '0x',
+    nonce: n,
+    r: `0x${'11'.repeat(32)}`,
+    result: 'SUCCESS',
+    s: `0x${'22'.repeat(32)}`,
+    status: '0x1',
+    timestamp: ts(seconds(n), i + 1),
+    to: CONTRACT,
+    transaction_index: i,
+    type: 2,
+    v: 1,
+    ...(withLogs ? { logs: [log(n, i)], state_changes: [] } : {}),
+  };
+}
+
+/** The block a `timestamp=gte:<s.n>` filter points into. */
+function blockAt(query: URLSearchParams): number {
+  const gte = query.getAll('timestamp').find((v) => v.startsWith('gte:'));
+  const s = gte ? Number(gte.slice(4).split('.')[0]) : seconds(LATEST_BLOCK);
+  return Math.max(0, Math.min(LATEST_BLOCK, Math.floor((s - GENESIS_SECONDS) / 2)));
+}
+
+function route(method: string, url: URL): [number, unknown] {
+  const p = url.pathname.replace(/^\/api\/v1/, '');
+  const q = url.searchParams;
+  let m: RegExpMatchArray | null;
+  if (p === '/blocks') {
+    const range = q.getAll('block.number');
+    if (range.length > 0) {
+      const lo = Number(range.find((r) => r.startsWith('gte:'))?.slice(4) ?? 0);
+      const hi = Math.min(LATEST_BLOCK, Number(range.find((r) => r.startsWith('lte:'))?.slice(4) ?? LATEST_BLOCK));
+      return [200, { blocks: Array.from({ length: Math.max(0, hi - lo + 1) }, (_, i) => block(lo + i)), links: { next: null } }];
+    }
+    return [200, { blocks: [block(q.get('order') === 'asc' ? 0 : LATEST_BLOCK)], links: { next: null } }];
+  }
+  if ((m = p.match(/^\/blocks\/(0x[0-9a-f]+|\d+)$/))) {
+    const n = m[1].startsWith('0x') ? parseInt(m[1].slice(2, 18), 16) : Number(m[1]);
+    return n <= LATEST_BLOCK ? [200, block(n)] : [404, { _status: { messages: [{ message: 'Not found' }] } }];
+  }
+  if (p === '/contracts/results') {
+    const n = blockAt(q);
+    return [200, { results: Array.from({ length: RESULTS_PER_BLOCK }, (_, i) => result(n, i, false)), links: { next: null } }];
+  }
+  if ((m = p.match(/^\/contracts\/results\/0x([0-9a-f]{64})$/))) {
+    return [200, result(parseInt(m[1].slice(0, 16), 16), parseInt(m[1].slice(16, 24), 16), true)];
+  }
+  if (p === '/contracts/results/logs' || /^\/contracts\/[^/]+\/results\/logs$/.test(p)) {
+    const n = blockAt(q);
+    return [200, { logs: Array.from({ length: RESULTS_PER_BLOCK }, (_, i) => log(n, i)), links: { next: null } }];
+  }
+  if (p === '/contracts/call' && method === 'POST') return [200, { result: `0x${hex(42, 32)}` }];
+  if ((m = p.match(/^\/accounts\/(.+)$/))) {
+    return [
+      200,
+      {
+        account: '0.0.1001',
+        alias: null,
+        balance: { balance: 1_000_000_000_000, timestamp: ts(seconds(LATEST_BLOCK)), tokens: [] },
+        created_timestamp: ts(GENESIS_SECONDS),
+        deleted: false,
+        ethereum_nonce: 7,
+        evm_address: m[1].startsWith('0x') ? m[1] : `0x${hex(1001, 20)}`,
+        key: null,
+        memo: '',
+        transactions: [],
+        links: { next: null },
+      },
+    ];
+  }
+  if (p === '/network/fees') {
+    return [200, { fees: [{ gas: 71, transaction_type: 'ContractCall' }, { gas: 71, transaction_type: 'ContractCreate' }, { gas: 71, transaction_type: 'EthereumTransaction' }], timestamp: ts(seconds(LATEST_BLOCK)) }];
+  }
+  if (p === '/network/exchangerate') {
+    return [200, { current_rate: { cent_equivalent: 12, expiration_time: 4102444800, hbar_equivalent: 1 }, next_rate: { cent_equivalent: 12, expiration_time: 4102448400, hbar_equivalent: 1 }, timestamp: ts(seconds(LATEST_BLOCK)) }];
+  }
+  return [404, { _status: { messages: [{ message: 'Not found' }] } }];
+}
+
+export async function startMirrorStub(): Promise<{ url: string; requests: () => number; close(): Promise<void> }> {
+  let count = 0;
+  const server = http.createServer((req, res) => {
+    count++;
+    req.resume();
+    req.once('end', () => {
+      const [status, body] = route(req.method ?? 'GET', new URL(req.url ?? '/', 'http://stub'));
+      const text = JSON.stringify(body);
+      res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests: () => count,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((r) => server.close(() => r()));
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import { startGateway, type Gateway } from '../../src/app.js';
+import { loadConfig } from '../../src/config/load.js';
+import type { ConfigInput } from '../../src/config/schema.js';
+import { openKeyStore, type KeyFlag, type KeyStore } from '../../src/keys/store.js';
+
+export interface TestGateway {
+  gw: Gateway;
+  /** A key on the enterprise plan with every flag, for tests that are not about plans. */
+  key: string;
+  newKey(plan?: string, flags?: KeyFlag[]): Promise<{ key: string; id: string }>;
+  close(): Promise<void>;
+}
+
+let sharedStore: Promise<KeyStore> | undefined;
+
+/**
+ * One in-memory PGlite store for every test gateway of the run: opening one compiles Postgres to WebAssembly and
+ * migrates it, which costs seconds, and the tests using this helper are not about the store.
+ */
+function testKeyStore(config: ReturnType<typeof loadConfig>): Promise<KeyStore> {
+  sharedStore ??= openKeyStore({ keys: { ...config.keys, dataDir: 'memory://' }, plans: config.plans });
+  return sharedStore;
+}
+
+/**
+ * A real gateway on a free loopback port: sandbox upstreams (ledger blocks mined per transaction), an in-memory
+ * PGlite key store, in-memory limits and silent logs, unless the overrides say otherwise.
+ */
+export async function startTestGateway(overrides: Partial<ConfigInput> = {}, gatewayOpts: Parameters<typeof startGateway>[1] = {}): Promise<TestGateway> {
+  const config = loadConfig({
+    env: {},
+    overrides: {
+      ...overrides,
+      server: { port: 0, ...overrides.server },
+      keys: { dataDir: 'memory://', demoKey: false, ...overrides.keys },
+      sandbox: { enabled: true, blockIntervalMs: 0, ...overrides.sandbox },
+      log: { level: 'silent', ...overrides.log },
+    },
+  });
+  const keyStore = overrides.keys ? undefined : await testKeyStore(config);
+  const gw = await startGateway(config, { keyStore, ...gatewayOpts });
+  const newKey = async (plan = 'enterprise', flags: KeyFlag[] = ['relay_beta', 'heavy_writes']) => {
+    const account = await gw.keyStore.createAccount({ name: `test-${plan}` });
+    const created = await gw.keyStore.createKey({ accountId: account.id, name: 'test', plan, flags });
+    return { key: created.key, id: created.record.id };
+  };
+  const { key } = await newKey();
+  return { gw, key, newKey, close: () => gw.close() };
+}
+
+/** POSTs a JSON-RPC body (string or value) and returns status, headers and parsed body. */
+export async function rpc(url: string, body: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, text, json: text ? JSON.parse(text) : undefined };
+}
