@@ -3,6 +3,9 @@ import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client
 /** The one registry every module registers its metrics on. Labels never carry an API key or key id. */
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry });
+// prom-client's defaults include gauges named *_total, which `promtool check metrics` rejects; the per-type gauges
+// beside them (nodejs_active_handles{type}, ...) carry the same numbers, summed in a query.
+for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) registry.removeSingleMetric(name);
 
 /** Buckets from sub-millisecond edge answers to multi-second upstream calls, in seconds. */
 export const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];

@@ -1,0 +1,85 @@
+import { spawnSync } from 'node:child_process';
+import { expect } from 'chai';
+import type { TestGateway } from '../support/gateway.js';
+import { startOpsGateway } from './support.js';
+
+/** promtool from Debian's `prometheus` package (.ci/run installs it); missing it skips here and fails under CI. */
+function promtool(ctx: Mocha.Context): string {
+  const found = spawnSync('promtool', ['--version']);
+  if (found.error) {
+    if (process.env.CI === 'true') throw new Error('promtool is not installed; CI requires it');
+    console.warn('    skipped: promtool is not installed (apt-get install prometheus)');
+    ctx.skip();
+  }
+  return 'promtool';
+}
+
+/** Sample lines of one metric family: `name{labels} value`. */
+function samples(text: string, name: string): Array<{ labels: Record<string, string>; value: number }> {
+  const out = [];
+  for (const line of text.split('\n')) {
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!m || m[1] !== name) continue;
+    const labels = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1], l[2]]));
+    out.push({ labels, value: Number(m[3]) });
+  }
+  return out;
+}
+
+describe('metrics: /metrics exposition', function () {
+  let t: TestGateway;
+  let text: string;
+  let bin: string;
+
+  before(async function () {
+    bin = promtool(this);
+    t = await startOpsGateway(this);
+    const rpc = (path: string, headers: Record<string, string>, method = 'eth_blockNumber') =>
+      fetch(t.gw.url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [] }) });
+    const auth = { 'x-api-key': t.key };
+    await rpc('/hedera-testnet/rpc', auth);
+    await rpc('/hedera-testnet/rpc', auth, 'eth_chainId');
+    await rpc('/ethereum-sepolia/rpc', auth);
+    await fetch(`${t.gw.url}/hedera-testnet/api/v1/blocks?limit=1`, { headers: auth });
+    await rpc('/hedera-testnet/rpc', {}); // 401
+    await fetch(`${t.gw.url}/nowhere/rpc`); // 404
+    await fetch(`${t.gw.url}/readyz`);
+    text = await fetch(`${t.gw.url}/metrics`).then((r) => r.text());
+  });
+
+  after(() => t?.close());
+
+  it('passes promtool check metrics', () => {
+    const result = spawnSync(bin, ['check', 'metrics'], { input: text, encoding: 'utf8' });
+    expect(result.stdout + result.stderr).to.equal('');
+    expect(result.status).to.equal(0);
+  });
+
+  it('counts requests by chain, network, API and outcome', () => {
+    const requests = samples(text, 'gateway_requests_total');
+    const find = (labels: Record<string, string>) => requests.find((s) => Object.entries(labels).every(([k, v]) => s.labels[k] === v));
+    expect(find({ chain: 'hedera', network: 'testnet', api: 'rpc', outcome: 'ok' })?.value).to.be.at.least(2);
+    expect(find({ chain: 'ethereum', network: 'sepolia', api: 'rpc', outcome: 'ok' })?.value).to.be.at.least(1);
+    expect(find({ chain: 'hedera', network: 'testnet', api: 'rest', outcome: 'ok' })?.value).to.be.at.least(1);
+    expect(find({ chain: 'hedera', network: 'testnet', api: 'rpc', outcome: 'auth' })?.value).to.be.at.least(1);
+    expect(find({ api: 'none', outcome: 'client_error' })?.value).to.be.at.least(1);
+  });
+
+  it('has duration buckets from a tenth of a millisecond to tens of seconds', () => {
+    const les = samples(text, 'gateway_request_duration_seconds_bucket').map((s) => s.labels.le);
+    expect(les).to.include.members(['0.0001', '0.0005', '0.001', '1', '10', '+Inf']);
+    expect(samples(text, 'gateway_upstream_request_duration_seconds_bucket').length).to.be.greaterThan(0);
+  });
+
+  it('counts upstream requests by upstream without credentials in labels', () => {
+    const upstream = samples(text, 'gateway_upstream_requests_total');
+    expect(upstream.length).to.be.greaterThan(0);
+    for (const s of upstream) expect(s.labels.upstream).to.not.match(/\/v1\/|@/);
+  });
+
+  it('exports limiter and process metrics', () => {
+    for (const family of ['gateway_limit_refusals_total', 'gateway_limiter_backend_errors_total', 'process_cpu_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds']) {
+      expect(text, family).to.include(`# TYPE ${family} `);
+    }
+  });
+});
