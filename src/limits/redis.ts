@@ -130,7 +130,13 @@ export class RedisLimiter implements Limiter {
     return fromGcra(outcomeAt(reply[0] === 1, reply[1] / 1_000, interval, 1), rate, 'writes');
   }
 
+  /** Failing open, the gateway still decides (locally), so it stays ready; failing closed, it is ready only with Redis. */
   async ping(): Promise<boolean> {
+    if (this.opts.fallback) return true;
+    return this.reachable();
+  }
+
+  private async reachable(): Promise<boolean> {
     try {
       return (await this.client.ping()) === 'PONG';
     } catch {

@@ -24,7 +24,10 @@ export interface Limiter {
   charge(key: VerifiedKey, cost: number): Promise<LimitDecision>;
   /** The separate budget of eth_sendRawTransaction. */
   chargeWrite(key: VerifiedKey): Promise<LimitDecision>;
-  /** Readiness: true when the backend answers (always for memory). */
+  /**
+   * Readiness: true when the limiter can decide. Always in memory; on Redis, when Redis answers, or at any time under
+   * fail-open (a local limiter answers, so taking the instance out of a load balancer would only make things worse).
+   */
   ping(): Promise<boolean>;
   /** Persists every pending usage count; graceful shutdown loses none. */
   close(): Promise<void>;

@@ -66,11 +66,11 @@ describe('limits: Redis stopped mid-test (a private redis-server)', function () 
       expect(decisions[14]).to.include({ allowed: false, reason: 'rate' });
       expect(await backendErrors()).to.equal(errorsBefore + 15);
       expect(lines.filter((l) => /Redis limiter unreachable; fail-open/.test(l.msg))).to.have.length(1);
-      expect(await limiter.ping()).to.equal(false);
+      // Still ready: this instance keeps deciding.
+      expect(await limiter.ping()).to.equal(true);
 
       await redis.up();
       await servedByRedis(limiter, redis.url);
-      expect(await limiter.ping()).to.equal(true);
       expect(lines.filter((l) => /reachable again/.test(l.msg))).to.have.length(1);
     } finally {
       await limiter.close();
@@ -91,9 +91,11 @@ describe('limits: Redis stopped mid-test (a private redis-server)', function () 
       expect(isGatewayError(err) && err.http).to.equal(503);
       const writeErr = await limiter.chargeWrite(key).catch((e: unknown) => e);
       expect(isGatewayError(writeErr) && writeErr.errorName).to.equal('LIMITER_UNAVAILABLE');
+      expect(await limiter.ping()).to.equal(false);
 
       await redis.up();
       await servedByRedis(limiter, redis.url);
+      expect(await limiter.ping()).to.equal(true);
       expect((await limiter.charge(key, 1)).allowed).to.equal(true);
     } finally {
       await limiter.close();
