@@ -559,7 +559,7 @@ function add(transfers: Map<string, bigint>, account: string, amount: bigint): v
 }
 
 /** 48 bytes: the EVM block hash, then 16 bytes derived from it, so either form finds the block. */
-export function ledgerBlockHash(evmHash: string): string {
+function ledgerBlockHash(evmHash: string): string {
   const tail = createHash('sha256').update(Buffer.from(evmHash.slice(2), 'hex')).digest('hex').slice(0, 32);
   return `${evmHash.toLowerCase()}${tail}`;
 }

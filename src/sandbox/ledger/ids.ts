@@ -23,11 +23,6 @@ export function timestampString(ns: bigint): string {
   return `${ns / 1_000_000_000n}.${(ns % 1_000_000_000n).toString().padStart(9, '0')}`;
 }
 
-export function timestampNs(ts: string): bigint {
-  const [s, n = '0'] = ts.split('.');
-  return BigInt(s) * 1_000_000_000n + BigInt(n.padEnd(9, '0').slice(0, 9));
-}
-
 /** A record file's name, `2026-11-22T03_26_33.000000000Z.rcd.gz`, from its first consensus timestamp. */
 export function recordFileName(ns: bigint): string {
   const iso = new Date(Number(ns / 1_000_000n)).toISOString().slice(0, 19).replaceAll(':', '_');

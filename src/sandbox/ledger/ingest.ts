@@ -50,7 +50,7 @@ function decode(bytes: Uint8Array): Decoded | string {
 }
 
 /** Whether some signature in the map is the key's valid signature over the body bytes. */
-export function signedBy(key: PublicKey, bodyBytes: Uint8Array, sigMap: proto.ISignatureMap | null | undefined): boolean {
+function signedBy(key: PublicKey, bodyBytes: Uint8Array, sigMap: proto.ISignatureMap | null | undefined): boolean {
   const raw = Buffer.from(key.toBytesRaw());
   return (sigMap?.sigPair ?? []).some((pair) => {
     const prefix = Buffer.from(pair.pubKeyPrefix ?? []);
