@@ -138,6 +138,23 @@ describe('ledger relay on real mirror-node example responses', () => {
     expect(history.baseFeePerGas[0]).to.equal(`0x${(56n * 10n ** 10n).toString(16)}`);
   });
 
+  it('answers a batch with one outcome per call, in order', async () => {
+    const outcomes = await relay.handle(
+      [
+        { id: '1', method: 'eth_getBlockByNumber', params: ['0x10', false] },
+        { id: '2', method: 'eth_foo', params: [] },
+        { id: '3', method: 'eth_chainId', params: [] },
+        { id: '4', method: 'eth_getBlockByHash', params: ['0x12'] },
+      ],
+      { requestId: 'batch' } as never,
+    );
+    expect(outcomes).to.have.length(4);
+    expect(outcomes[0]).to.have.nested.property('result.number', '0x10');
+    expect(outcomes[1]).to.have.nested.property('error.code', -32601);
+    expect(outcomes[2]).to.deep.equal({ result: '0x128' });
+    expect(outcomes[3]).to.have.nested.property('error.code', -32602);
+  });
+
   it('unknown methods get -32601 naming the method; bad params get -32602 with a clear message', async () => {
     const unsupported = await call(relay, 'eth_newFilter', [{}]);
     expect(unsupported).to.have.nested.property('error.code', -32601);
