@@ -74,7 +74,7 @@ export class RedisLimiter implements Limiter {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       connectTimeout: 1_000,
-      commandTimeout: 500,
+      commandTimeout: 1_000,
       retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
     }) as Redis & ChargeCommands;
     this.client.defineCommand('gwCharge', { lua: CHARGE_LUA, numberOfKeys: 2 });
