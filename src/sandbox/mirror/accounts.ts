@@ -4,7 +4,7 @@ import { requireAccount } from './entities.js';
 import type { Route } from './http.js';
 import { EQ, VALUE, lastValue, parseQuery } from './query.js';
 import { balanceAt, nonceAt, snapshotFor } from './state.js';
-import { TIMESTAMP_RULE, TRANSACTION_TYPE_RULE, filterTransactions, involves, transactionPage } from './transactions.js';
+import { TIMESTAMP_RULE, TRANSACTION_TYPE_RULE, involves, transactionPage } from './transactions.js';
 
 /** The ledger's default auto-renew period, 90 days. */
 export const AUTO_RENEW_SECONDS = 7_776_000;
@@ -33,11 +33,7 @@ export function accountRoutes(view: LedgerView): Route[] {
         const listed =
           lastValue(q, 'transactions') === 'false'
             ? { transactions: [], links: { next: null } }
-            : transactionPage(
-                req.path,
-                filterTransactions(view.transactions(), q).filter((tx) => involves(tx, account.id)),
-                q,
-              );
+            : transactionPage(req.path, view.transactions(), q, (tx) => involves(tx, account.id));
         return {
           account: account.id,
           alias: null,

@@ -3,7 +3,7 @@ import type { LedgerView } from '../ledger/view.js';
 import { lookupEntity } from './entities.js';
 import { entityNum } from './format.js';
 import type { Route } from './http.js';
-import { ALL_OPS, EQ, VALUE, lastValue, nextLink, page, parseQuery, passes } from './query.js';
+import { ALL_OPS, EQ, VALUE, lastValue, matcher, nextLink, page, parseQuery } from './query.js';
 import { balanceAt, snapshotFor } from './state.js';
 
 /** account.id takes an id with an operator, or (without one) an EVM address or alias as `/accounts/{id}` does. */
@@ -26,13 +26,15 @@ export function balanceRoutes(view: LedgerView): Route[] {
         // Ids compare numerically; an address or alias names one account, compared by its number.
         const idFilters = q.filters.get('account.id')?.map((f) => ({ op: f.op, value: String(entityNum(f.value) ?? lookupEntity(view, f.value)?.num ?? -1) }));
         const publicKey = lastValue(q, 'account.publickey')?.toLowerCase().replace(/^(0x)?/, '0x');
+        const idMatches = matcher(idFilters, BigInt);
+        const balanceMatches = matcher(q.filters.get('account.balance'), BigInt);
         const candidates = [...view.accounts()]
-          .filter((a) => passes(idFilters, BigInt(a.num), BigInt) && (publicKey === undefined || a.publicKey?.toLowerCase() === publicKey))
+          .filter((a) => idMatches(BigInt(a.num)) && (publicKey === undefined || a.publicKey?.toLowerCase() === publicKey))
           .sort((a, b) => a.num - b.num);
         const rows = snapshot
           ? await Promise.all(candidates.map(async (a) => ({ account: a, balance: await balanceAt(view, a, snapshot) })))
           : [];
-        const matching = rows.filter((r) => passes(q.filters.get('account.balance'), BigInt(r.balance), BigInt));
+        const matching = rows.filter((r) => balanceMatches(BigInt(r.balance)));
         const { rows: shown, full } = page(matching, q);
         const last = shown.at(-1);
         return {

@@ -3,7 +3,7 @@ import { GatewayError } from '../../errors.js';
 import type { LedgerBlock, LedgerView } from '../ledger/view.js';
 import { timestampNanos } from './format.js';
 import type { Route } from './http.js';
-import { RANGE_OPS, VALUE, nextLink, page, parseQuery, passes } from './query.js';
+import { RANGE_OPS, VALUE, matcher, nextLink, page, parseQuery, within } from './query.js';
 
 /** The services (HAPI) version the sandbox's consensus-node stand-in answers as. */
 export const HAPI_VERSION = '0.66.0';
@@ -36,13 +36,15 @@ export function blockRoutes(view: LedgerView): Route[] {
       pattern: /^\/api\/v1\/blocks$/,
       handle(req) {
         const q = parseQuery(req.search, listRules, { order: 'desc' });
+        const numbers = q.filters.get('block.number');
+        const numberMatches = matcher(numbers, BigInt);
+        const endMatches = matcher(q.filters.get('timestamp'), timestampNanos);
         // The real node filters blocks on the end of their timestamp range.
-        const matching = view
-          .blocks()
-          .filter(
-            (b) => passes(q.filters.get('block.number'), BigInt(b.number), BigInt) && passes(q.filters.get('timestamp'), timestampNanos(b.timestampTo), timestampNanos),
-          );
-        const { rows, full } = page(matching, q);
+        const { rows, full } = page(
+          within(view.blocks(), (b) => BigInt(b.number), numbers, BigInt),
+          q,
+          (b) => numberMatches(BigInt(b.number)) && endMatches(timestampNanos(b.timestampTo)),
+        );
         const last = rows.at(-1);
         return {
           blocks: rows.map(blockBody),

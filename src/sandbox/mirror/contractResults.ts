@@ -7,7 +7,7 @@ import type { LedgerTransaction, LedgerView } from '../ledger/view.js';
 import { requireContract, lookupEntity } from './entities.js';
 import { canonicalTransactionId, evmAddress, timestampNanos } from './format.js';
 import type { MirrorRequest, Route } from './http.js';
-import { ALL_OPS, EQ, VALUE, lastValue, nextLink, page, parseQuery, passes, type Query } from './query.js';
+import { ALL_OPS, EQ, VALUE, lastValue, matcher, nextLink, page, parseQuery, within, type Query } from './query.js';
 import type { EthRecord, EthRecords } from './records.js';
 
 const LIST_RULES = {
@@ -28,32 +28,40 @@ export function resultDetails(record: EthRecord) {
 }
 
 export function contractResultRoutes(view: LedgerView, records: EthRecords): Route[] {
-  /** Ledger-side filters first (cheap), then the sender filter, which needs the EVM's view of each transaction. */
+  /**
+   * Ledger-side filters first (cheap, and a block or timestamp range narrows the search by binary search), then the
+   * sender and contract filters, which need the EVM's view of each remaining transaction.
+   */
   async function list(req: MirrorRequest, q: Query, contractId?: string) {
     const blockHash = lastValue(q, 'block.hash');
     const blockNumber = lastValue(q, 'block.number');
     const txIndex = lastValue(q, 'transaction.index');
-    const byHash = blockHash === undefined ? undefined : (view.blockByHash(blockHash.startsWith('0x') ? blockHash.toLowerCase() : `0x${blockHash.toLowerCase()}`)?.number ?? -1);
-    const byNumber = blockNumber === undefined ? undefined : Number(BigInt(blockNumber));
     const from = lastValue(q, 'from');
+    const times = q.filters.get('timestamp');
+    const block =
+      blockHash !== undefined ? view.blockByHash(blockHash.replace(/^(0x)?/, '0x'))
+      : blockNumber !== undefined ? view.blockByNumber(Number(BigInt(blockNumber)))
+      : undefined;
     const sender = from === undefined ? undefined : (evmAddress(from) ?? lookupEntity(view, from)?.evmAddress ?? '');
+    const byTime = (tx: LedgerTransaction) => timestampNanos(tx.consensusTimestamp);
+    const timeMatches = matcher(times, timestampNanos);
 
-    let candidates: readonly LedgerTransaction[] = records
-      .ethereumTransactions()
-      .filter(
-        (tx) =>
-          (byHash === undefined || tx.blockNumber === byHash) &&
-          (byNumber === undefined || tx.blockNumber === byNumber) &&
-          (txIndex === undefined || tx.index === Number(txIndex)) &&
-          passes(q.filters.get('timestamp'), timestampNanos(tx.consensusTimestamp), timestampNanos),
-      );
-    if (contractId !== undefined || sender !== undefined) {
-      const built = await Promise.all(candidates.map((tx) => records.record(tx)));
-      candidates = built
-        .filter((r) => (contractId === undefined || r.contractId === contractId) && (sender === undefined || r.from === sender))
-        .map((r) => r.tx);
+    let txs = within(records.ethereumTransactions(), byTime, times, timestampNanos);
+    if (blockHash !== undefined || blockNumber !== undefined) {
+      txs = block ? within(txs, byTime, [{ op: 'gte', value: block.timestampFrom }, { op: 'lte', value: block.timestampTo }], timestampNanos) : [];
     }
-    const { rows, full } = page(candidates, q);
+    let keep = (tx: LedgerTransaction) =>
+      (block === undefined || tx.blockNumber === block.number) &&
+      (txIndex === undefined || tx.index === Number(txIndex)) &&
+      timeMatches(byTime(tx));
+    if (contractId !== undefined || sender !== undefined) {
+      const built = await Promise.all(txs.filter(keep).map((tx) => records.record(tx)));
+      const accepted = new Set(
+        built.filter((r) => (contractId === undefined || r.contractId === contractId) && (sender === undefined || r.from === sender)).map((r) => r.tx),
+      );
+      keep = (tx) => accepted.has(tx);
+    }
+    const { rows, full } = page(txs, q, keep);
     const results = await Promise.all(rows.map(async (tx) => (await records.record(tx)).result));
     const last = rows.at(-1);
     return {

@@ -4,7 +4,7 @@ import type { LedgerView } from '../ledger/view.js';
 import { requireContract } from './entities.js';
 import { timestampNanos, word } from './format.js';
 import type { MirrorRequest, Route } from './http.js';
-import { EQ, RANGE_OPS, VALUE, lastValue, nextLink, page, parseQuery, passes, type Filter, type Query } from './query.js';
+import { EQ, RANGE_OPS, VALUE, lastValue, matcher, nextLink, page, parseQuery, within, type Filter, type Query } from './query.js';
 import type { EthRecords, LogRow } from './records.js';
 
 const TOPICS = ['topic0', 'topic1', 'topic2', 'topic3'] as const;
@@ -30,13 +30,13 @@ function indexFilter(q: Query): (row: LogRow) => boolean {
   if (!ts) throw new GatewayError('MIRROR_INVALID_PARAMETER', 'index');
   const lowerTs = ts.find((f) => f.op === 'gte' || f.op === 'eq');
   const upperTs = ts.find((f) => f.op === 'lte' || f.op === 'eq');
-  const lower = index.filter(isLower);
-  const upper = index.filter(isUpper);
+  const lower = matcher(index.filter(isLower), BigInt);
+  const upper = matcher(index.filter(isUpper), BigInt);
   const lowerAt = lowerTs && timestampNanos(lowerTs.value);
   const upperAt = upperTs && timestampNanos(upperTs.value);
   return (row) =>
-    (lowerAt !== undefined && row.timestamp !== lowerAt ? true : passes(lower, BigInt(row.index), BigInt)) &&
-    (upperAt !== undefined && row.timestamp !== upperAt ? true : passes(upper, BigInt(row.index), BigInt));
+    (lowerAt !== undefined && row.timestamp !== lowerAt ? true : lower(BigInt(row.index))) &&
+    (upperAt !== undefined && row.timestamp !== upperAt ? true : upper(BigInt(row.index)));
 }
 
 function topicFilter(q: Query): (row: LogRow) => boolean {
@@ -49,15 +49,19 @@ export function logRoutes(view: LedgerView, records: EthRecords): Route[] {
     const byIndex = indexFilter(q);
     const byTopic = topicFilter(q);
     const txHash = lastValue(q, 'transaction.hash')?.toLowerCase().replace(/^(0x)?/, '0x');
-    const matching = (await records.logs()).filter(
+    const times = q.filters.get('timestamp');
+    const timeMatches = matcher(times, timestampNanos);
+    const candidates = within(await records.logs(), (row) => row.timestamp, times, timestampNanos);
+    const { rows, full } = page(
+      candidates,
+      q,
       (row) =>
         (contractId === undefined || row.contractId === contractId) &&
         (txHash === undefined || row.body.transaction_hash === txHash || row.ledgerHash === txHash) &&
-        passes(q.filters.get('timestamp'), row.timestamp, timestampNanos) &&
+        timeMatches(row.timestamp) &&
         byIndex(row) &&
         byTopic(row),
     );
-    const { rows, full } = page(matching, q);
     const last = rows.at(-1);
     const [tsOp, indexOp] = q.order === 'asc' ? (['gte', 'gt'] as const) : (['lte', 'lt'] as const);
     return {

@@ -109,43 +109,73 @@ export function lastValue(query: Query, name: string): string | undefined {
 }
 
 /**
- * Whether `actual` passes every filter: eq filters are alternatives (any one may match), the others all apply.
+ * A test of a value against every filter on one parameter: eq filters are alternatives (any one may match), the
+ * others all apply. Filter values are parsed once, not per row.
  */
-export function passes(filters: readonly Filter[] | undefined, actual: bigint, parse: (v: string) => bigint): boolean {
-  if (!filters) return true;
-  let eqSeen = false;
-  let eqHit = false;
-  for (const f of filters) {
-    const v = parse(f.value);
-    switch (f.op) {
-      case 'eq':
-        eqSeen = true;
-        if (actual === v) eqHit = true;
-        break;
-      case 'ne':
-        if (actual === v) return false;
-        break;
-      case 'gt':
-        if (!(actual > v)) return false;
-        break;
-      case 'gte':
-        if (!(actual >= v)) return false;
-        break;
-      case 'lt':
-        if (!(actual < v)) return false;
-        break;
-      case 'lte':
-        if (!(actual <= v)) return false;
-        break;
-    }
-  }
-  return !eqSeen || eqHit;
+export function matcher(filters: readonly Filter[] | undefined, parse: (v: string) => bigint): (actual: bigint) => boolean {
+  if (!filters || filters.length === 0) return () => true;
+  const parsed = filters.map((f) => ({ op: f.op, v: parse(f.value) }));
+  const eqs = parsed.filter((f) => f.op === 'eq').map((f) => f.v);
+  const bounds = parsed.filter((f) => f.op !== 'eq');
+  return (actual) =>
+    (eqs.length === 0 || eqs.includes(actual)) &&
+    bounds.every(({ op, v }) => {
+      switch (op) {
+        case 'ne':
+          return actual !== v;
+        case 'gt':
+          return actual > v;
+        case 'gte':
+          return actual >= v;
+        case 'lt':
+          return actual < v;
+        default:
+          return actual <= v;
+      }
+    });
 }
 
-/** Rows in the requested order, one page of them, and whether the page is full (the real node then links on). */
-export function page<T>(rowsAscending: readonly T[], query: Query): { rows: T[]; full: boolean } {
-  const ordered = query.order === 'asc' ? rowsAscending : [...rowsAscending].reverse();
-  const rows = ordered.slice(0, query.limit);
+/** First index whose row satisfies `pred`, for a predicate that is false, then true, along the rows. */
+function firstIndex<T>(rows: readonly T[], pred: (row: T) => boolean): number {
+  let lo = 0;
+  let hi = rows.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (pred(rows[mid])) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/**
+ * The rows (ascending by `key`) that the range filters on that key can admit, found by binary search so that paging
+ * through a long history does not scan it. Callers still apply every filter to each row (ne, several eq).
+ */
+export function within<T>(rows: readonly T[], key: (row: T) => bigint, filters: readonly Filter[] | undefined, parse: (v: string) => bigint): readonly T[] {
+  let lo = 0;
+  let hi = rows.length;
+  const single = (filters ?? []).filter((f) => f.op === 'eq').length <= 1;
+  for (const f of filters ?? []) {
+    const v = parse(f.value);
+    if (f.op === 'gt') lo = Math.max(lo, firstIndex(rows, (r) => key(r) > v));
+    if (f.op === 'gte' || (f.op === 'eq' && single)) lo = Math.max(lo, firstIndex(rows, (r) => key(r) >= v));
+    if (f.op === 'lt') hi = Math.min(hi, firstIndex(rows, (r) => key(r) >= v));
+    if (f.op === 'lte' || (f.op === 'eq' && single)) hi = Math.min(hi, firstIndex(rows, (r) => key(r) > v));
+  }
+  return lo === 0 && hi === rows.length ? rows : rows.slice(lo, Math.max(lo, hi));
+}
+
+/**
+ * One page of the rows that `keep` accepts, in the requested order, walking only as far as the page needs; `full`
+ * says whether it filled up (the real node then links on, even if nothing follows).
+ */
+export function page<T>(rowsAscending: readonly T[], query: Query, keep: (row: T) => boolean = () => true): { rows: T[]; full: boolean } {
+  const rows: T[] = [];
+  const n = rowsAscending.length;
+  for (let i = 0; i < n && rows.length < query.limit; i++) {
+    const row = rowsAscending[query.order === 'asc' ? i : n - 1 - i];
+    if (keep(row)) rows.push(row);
+  }
   return { rows, full: rows.length === query.limit };
 }
 

@@ -2,7 +2,7 @@
 import type { LedgerTransaction, LedgerView } from '../ledger/view.js';
 import { canonicalTransactionId, entityNum, hexToBase64, timestampNanos, validStartOf } from './format.js';
 import type { Route } from './http.js';
-import { ALL_OPS, EQ, VALUE, lastValue, nextLink, page, parseQuery, passes, type Query } from './query.js';
+import { ALL_OPS, EQ, VALUE, lastValue, matcher, nextLink, page, parseQuery, within, type Query } from './query.js';
 
 /** The mirror node's TransactionTypes enum; it reads the parameter case-insensitively. */
 const TRANSACTION_TYPE = new RegExp(
@@ -55,17 +55,19 @@ export function involves(tx: LedgerTransaction, accountId: string): boolean {
   return tx.payerAccountId === accountId || tx.transfers.some((t) => t.account === accountId);
 }
 
-/** The timestamp and type filters both listings share, in consensus order. */
-export function filterTransactions(txs: readonly LedgerTransaction[], q: Query): LedgerTransaction[] {
-  const type = lastValue(q, 'transactiontype');
-  return txs.filter(
-    (tx) => (type === undefined || tx.name === type.toUpperCase()) && passes(q.filters.get('timestamp'), timestampNanos(tx.consensusTimestamp), timestampNanos),
+/**
+ * One page of transactions matching the shared filters (timestamp, transaction type) and `keep`, with the real
+ * node's `links.next` (paging on the consensus timestamp).
+ */
+export function transactionPage(path: string, txs: readonly LedgerTransaction[], q: Query, keep: (tx: LedgerTransaction) => boolean) {
+  const type = lastValue(q, 'transactiontype')?.toUpperCase();
+  const times = q.filters.get('timestamp');
+  const timeMatches = matcher(times, timestampNanos);
+  const { rows, full } = page(
+    within(txs, (tx) => timestampNanos(tx.consensusTimestamp), times, timestampNanos),
+    q,
+    (tx) => (type === undefined || tx.name === type) && timeMatches(timestampNanos(tx.consensusTimestamp)) && keep(tx),
   );
-}
-
-/** One page of transactions with the real node's `links.next` (paging on the consensus timestamp). */
-export function transactionPage(path: string, txs: readonly LedgerTransaction[], q: Query) {
-  const { rows, full } = page(txs, q);
   const last = rows.at(-1);
   return {
     transactions: rows.map(transactionBody),
@@ -91,15 +93,15 @@ export function transactionRoutes(view: LedgerView): Route[] {
         const result = lastValue(q, 'result');
         const direction = lastValue(q, 'type');
         // The accounts a transaction touches, as entity numbers, for the account.id filter.
-        const selected = (account: string) => passes(accountFilter, BigInt(entityNum(account) ?? -1), (v) => BigInt(entityNum(v) ?? -1));
-        const matching = filterTransactions(view.transactions(), q).filter((tx) => {
+        const accountMatches = matcher(accountFilter, (v) => BigInt(entityNum(v) ?? -1));
+        const selected = (account: string) => accountMatches(BigInt(entityNum(account) ?? -1));
+        return transactionPage(req.path, view.transactions(), q, (tx) => {
           if (result !== undefined && (tx.result === 'SUCCESS') !== (result === 'success')) return false;
           if (accountFilter && !selected(tx.payerAccountId) && !tx.transfers.some((t) => selected(t.account))) return false;
           if (direction === undefined) return true;
           const moves = tx.transfers.filter((t) => !accountFilter || selected(t.account));
           return moves.some((t) => (direction === 'credit' ? t.amount > 0 : t.amount < 0));
         });
-        return transactionPage(req.path, matching, q);
       },
     },
   ];
