@@ -104,3 +104,16 @@ export async function mcpPost(url: string, body: unknown, headers: Record<string
   }
   return { status: res.status, headers: res.headers, text, json };
 }
+
+/** A POST with a chosen Host header, which fetch will not send. */
+export function postWithHost(url: string, host: string, body: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'POST', headers: { host, 'content-type': 'application/json', accept: 'application/json, text/event-stream' } }, (res) => {
+      let text = '';
+      res.on('data', (c) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}

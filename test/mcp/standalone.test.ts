@@ -1,23 +1,9 @@
-import http from 'node:http';
 import { expect } from 'chai';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { APP_URL, GOOD_KEY, mcpPost, startHarness, type Harness } from './harness.js';
+import { APP_URL, GOOD_KEY, mcpPost, postWithHost, startHarness, type Harness } from './harness.js';
 import { callTool, connectClient, textOf } from './client.js';
 
 const TOOLS = ['get_api_key_link', 'list_chains', 'rpc_call', 'get_balance', 'get_transaction', 'get_block', 'ledger_rest_get', 'ledger_graphql'];
-
-/** A POST with a chosen Host header, which fetch will not send. */
-function postWithHost(url: string, host: string, body: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'POST', headers: { host, 'content-type': 'application/json', accept: 'application/json, text/event-stream' } }, (res) => {
-      let text = '';
-      res.on('data', (c) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode!, body: text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 const LIST = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
 
