@@ -1,0 +1,93 @@
+import { expect } from 'chai';
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { once } from 'node:events';
+import { ensureDemoKey } from '../../src/keys/demo.js';
+import { hashKey } from '../../src/keys/format.js';
+import { openKeyStore } from '../../src/keys/store.js';
+import { needService } from '../support/services.js';
+import { keyConfig, memoryStore, postgresSchema } from './support.js';
+
+describe('demo key', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'keys-demo-'));
+  after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('is created once in the embedded store, kept in a 0600 file, and replaced if revoked', async () => {
+    const store = await openKeyStore(keyConfig({ dataDir }));
+    try {
+      const first = await ensureDemoKey(store, dataDir);
+      expect(first).to.match(/^pk_prod_/);
+      expect(statSync(join(dataDir, 'demo-key')).mode & 0o777).to.equal(0o600);
+      const stored = await store.findByHash(hashKey(first!));
+      expect(stored).to.include({ plan: 'developer', revokedAt: null });
+      expect(stored?.flags).to.deep.equal(['relay_beta']);
+      expect(await ensureDemoKey(store, dataDir)).to.equal(first);
+      expect((await store.list()).length).to.equal(1);
+
+      await store.revoke(stored!.id);
+      const replacement = await ensureDemoKey(store, dataDir);
+      expect(replacement).to.match(/^pk_prod_/).and.not.equal(first);
+      expect(await ensureDemoKey(store, dataDir)).to.equal(replacement);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('is never made for a Postgres store', async function () {
+    await needService(this, 'Postgres', 5432);
+    const schema = await postgresSchema();
+    const store = await openKeyStore(keyConfig({ databaseUrl: schema.url }));
+    try {
+      expect(await ensureDemoKey(store, dataDir)).to.equal(undefined);
+      expect(await store.list()).to.deep.equal([]);
+    } finally {
+      await store.close();
+      await schema.drop();
+    }
+  });
+
+  it('works for a memory store, which has no file to keep it in', async () => {
+    const store = await memoryStore();
+    try {
+      expect(await ensureDemoKey(store, 'memory://')).to.match(/^pk_prod_/);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('is printed by npm start with a curl line that works', async function () {
+    // A whole gateway process starting on a fresh store: seconds on an idle machine, much longer on a loaded one.
+    this.timeout(240_000);
+    const startDir = join(dataDir, 'start');
+    const env = { ...process.env, PORT: '0', DATA_DIR: startDir, GATEWAY_CONFIG: '', DATABASE_URL: '', REDIS_URL: '', LOG_LEVEL: 'silent' };
+    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '../../src/main.ts')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      // Keeps reading to the end: a closed pipe would break the gateway's own shutdown message.
+      let out = '';
+      child.stdout.setEncoding('utf8');
+      await new Promise<void>((resolve) => {
+        child.stdout.on('data', (chunk: string) => {
+          out += chunk;
+          if (/Try it:\n[\s\S]*?-d '[^']*'\n/.test(out)) resolve();
+        });
+        child.once('exit', () => resolve());
+      });
+      const key = /Demo API key:\s+(pk_prod_\S+)/.exec(out)?.[1];
+      expect(key, out).to.be.a('string');
+      // The first printed command, with its line continuation, exactly as a user would paste it.
+      const command = /Try it:\n\s*(curl [^\n]*\\\n[^\n]*)\n/.exec(out)?.[1];
+      expect(command, out).to.be.a('string');
+      const answer = await new Promise<string>((resolve, reject) =>
+        execFile('sh', ['-c', command!], (err, stdout) => (err ? reject(err) : resolve(stdout))),
+      );
+      const body = JSON.parse(answer);
+      expect(body.error, answer).to.equal(undefined);
+      expect(body.result).to.be.an('object');
+    } finally {
+      child.kill('SIGTERM');
+      if (child.exitCode === null) await once(child, 'exit');
+    }
+  });
+});
