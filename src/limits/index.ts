@@ -41,10 +41,14 @@ export async function createLimiter(opts: CreateLimiterOptions): Promise<Limiter
 
 /** What every backend shares: batches beyond the burst, the heavy-writes exemption, refusal counts and latency. */
 class MeteredLimiter implements Limiter {
+  private readonly duration;
+
   constructor(
     private readonly inner: Limiter,
     private readonly recorder: UsageRecorder,
-  ) {}
+  ) {
+    this.duration = limiterDuration.labels({ backend: inner.backend });
+  }
 
   get backend() {
     return this.inner.backend;
@@ -71,7 +75,7 @@ class MeteredLimiter implements Limiter {
   }
 
   private async timed(decide: () => Promise<LimitDecision>): Promise<LimitDecision> {
-    const end = limiterDuration.startTimer({ backend: this.inner.backend });
+    const end = this.duration.startTimer();
     try {
       return this.counted(await decide());
     } finally {
