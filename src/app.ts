@@ -79,7 +79,13 @@ export async function startGateway(config: Config, opts: GatewayOptions = {}): P
   const urls = publicUrls(config, port);
   const selfUrl = `http://${config.server.host.includes(':') ? `[${config.server.host}]` : config.server.host}:${port}`;
 
-  const graphql = createGraphqlProxy({ upstreams, timeoutMs: config.server.upstreamTimeoutMs, verify: verifier, revocationCheckMs: config.keys.cacheTtlMs });
+  const graphql = createGraphqlProxy({
+    upstreams,
+    timeoutMs: config.server.upstreamTimeoutMs,
+    verify: verifier,
+    revocationCheckMs: config.keys.cacheTtlMs,
+    idleTimeoutMs: config.server.subscriptionIdleTimeoutMs,
+  });
   let edge: Edge;
   const readiness = (): ReadinessCheck[] => [
     { name: 'keyStore', check: () => keyStore.ping() },
@@ -118,6 +124,7 @@ export async function startGateway(config: Config, opts: GatewayOptions = {}): P
       server.close();
       await edge.drain(config.server.shutdownGraceMs);
       server.closeAllConnections();
+      await Promise.all([...new Set(Object.values(handlers))].map((h) => h.close?.()));
       await backends.close();
       await local?.close();
       if (!opts.limiter) await limiter.close();

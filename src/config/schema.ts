@@ -68,6 +68,12 @@ export const configSchema = z.object({
       maxBatchSize: z.number().int().positive().default(1000).describe('Most calls in one JSON-RPC batch'),
       upstreamTimeoutMs: z.number().int().positive().default(10_000).describe('Timeout of one upstream attempt'),
       shutdownGraceMs: z.number().int().positive().default(10_000).describe('How long SIGTERM waits for in-flight work'),
+      subscriptionIdleTimeoutMs: z
+        .number()
+        .int()
+        .positive()
+        .default(300_000)
+        .describe('Close GraphQL WebSockets with no client message and no running subscription for this long'),
       trustProxy: z.boolean().default(false).describe('Take the client address from X-Forwarded-For'),
     })
     .prefault({}),

@@ -44,4 +44,6 @@ export interface ApiHandler {
   /** Renders an error that ends the request in this API's own convention. */
   renderError(err: GatewayError, ctx: ApiContext): void;
   upgrade?(ctx: UpgradeContext): Promise<void>;
+  /** At shutdown, after in-flight requests drained: ends long-lived connections and upstream pools. */
+  close?(): Promise<void>;
 }

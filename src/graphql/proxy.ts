@@ -23,6 +23,9 @@ export interface GraphqlProxyOptions {
   idleTimeoutMs?: number;
 }
 
+/** How long open subscriptions get to close cleanly at shutdown. */
+const SHUTDOWN_CLOSE_MS = 2_000;
+
 export function createGraphqlProxy(opts: GraphqlProxyOptions): ApiHandler {
   const agent = createAgent(opts.timeoutMs);
   const connections = new ConnectionCounter();
@@ -73,6 +76,15 @@ export function createGraphqlProxy(opts: GraphqlProxyOptions): ApiHandler {
       const body = JSON.stringify(graphqlErrorBody(err));
       res.writeHead(err.http, { ...err.headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
       res.end(body);
+    },
+
+    async close(): Promise<void> {
+      for (const client of wss.clients) client.close(1001, 'Server shutting down');
+      // Clients that do not answer the close frame within the bound are cut off.
+      await new Promise((r) => setTimeout(r, wss.clients.size > 0 ? SHUTDOWN_CLOSE_MS : 0));
+      for (const client of wss.clients) client.terminate();
+      wss.close();
+      await agent.close();
     },
 
     async upgrade(ctx: UpgradeContext): Promise<void> {

@@ -16,6 +16,7 @@ export function createRestProxy(opts: { upstreams: UpstreamResolver; timeoutMs: 
   const agent = createAgent(opts.timeoutMs);
 
   return {
+    close: () => agent.close(),
     async handle(ctx: ApiContext): Promise<void> {
       const { req, res, route } = ctx;
       const method = req.method ?? 'GET';
