@@ -108,21 +108,28 @@ function offered(network: NetworkRef): string[] {
   return network.network.apis;
 }
 
+/** The API a path selects; a trailing slash, which some tools add to a base URL, is accepted on the fixed paths. */
 function apiFor(path: string): NetworkApi | undefined {
-  if (path === '/rpc' || path === '/') return path === '/rpc' ? 'rpc' : undefined;
-  if (path === '/v1/graphql') return 'graphql';
-  if (path === '/beta/graphql') return 'beta-graphql';
   if (path.startsWith('/api/v1/')) return 'rest';
-  return undefined;
+  switch (path.endsWith('/') ? path.slice(0, -1) : path) {
+    case '/rpc':
+      return 'rpc';
+    case '/v1/graphql':
+      return 'graphql';
+    case '/beta/graphql':
+      return 'beta-graphql';
+    default:
+      return undefined;
+  }
 }
 
 /** `/v1/<key>/rpc` -> `/rpc`; `/v1/<key>/graphql` -> `/v1/graphql`; `/v1/graphql` itself is not a key. */
 function splitPathKey(path: string): { apiPath: string; pathKey?: string; keyPrefix: string } {
-  if (!path.startsWith('/v1/') || path === '/v1/graphql') return { apiPath: path, keyPrefix: '' };
+  if (!path.startsWith('/v1/') || path === '/v1/graphql' || path === '/v1/graphql/') return { apiPath: path, keyPrefix: '' };
   const end = path.indexOf('/', 4);
   const key = decodeURIComponentSafe(path.slice(4, end < 0 ? undefined : end));
   const rest = end < 0 ? '/' : path.slice(end);
-  const apiPath = rest === '/graphql' ? '/v1/graphql' : rest;
+  const apiPath = rest === '/graphql' || rest === '/graphql/' ? '/v1/graphql' : rest;
   return { apiPath, pathKey: key || undefined, keyPrefix: '/v1/***' };
 }
 

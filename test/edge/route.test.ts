@@ -60,6 +60,9 @@ describe('host routing', () => {
     expect(router.resolve('localhost', '/mcp').api).to.equal('mcp');
     expect(router.resolve('app.localhost', '/keys/new?name=x').api).to.equal('keys');
     expect(router.resolve('anything.example', '/healthz').api).to.equal('ops');
+    expect(router.resolve('ethereum.localhost', '/rpc/').api).to.equal('rpc');
+    expect(router.resolve('hedera.localhost', '/v1/graphql/')).to.include({ api: 'graphql', pathKey: undefined });
+    expect(router.resolve('localhost', '/hedera/v1/pk_prod_abc/graphql/').api).to.equal('graphql');
   });
 
   it('takes the key from /v1/<key>/ and maps /v1/<key>/graphql to /v1/graphql', () => {
