@@ -3,18 +3,18 @@ import { GatewayError } from '../errors.js';
 import type { ApiHandler } from './types.js';
 import { writeJsonError } from './plainError.js';
 
-/** One dependency `/readyz` reports on. `check` rejects when it is not usable. */
+/** One dependency `/readyz` reports on. `check` rejects, or resolves false, when it is not usable. */
 export interface ReadinessCheck {
   name: string;
-  check(): Promise<void>;
+  check(): Promise<void | boolean>;
 }
 
 const CHECK_TIMEOUT_MS = 2_000;
 /** Readiness probes arrive every few seconds from every load balancer; one round of checks serves them all. */
 const CACHE_MS = 2_000;
 
-function withTimeout(p: Promise<void>): Promise<void> {
-  return Promise.race([p, new Promise<void>((_, reject) => setTimeout(() => reject(new Error('timed out')), CHECK_TIMEOUT_MS).unref())]);
+function withTimeout<T>(p: Promise<T>): Promise<T> {
+  return Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timed out')), CHECK_TIMEOUT_MS).unref())]);
 }
 
 /** `/healthz` (the process answers), `/readyz` (stores and upstreams reachable), `/metrics` (Prometheus). */
@@ -26,7 +26,7 @@ export function createOpsHandler(opts: { registry: Registry; checks: () => Readi
     const result = Promise.all(
       opts.checks().map(async ({ name, check }) => {
         try {
-          await withTimeout(check());
+          if ((await withTimeout(check())) === false) throw new Error('unreachable');
           return [name, 'ok'] as const;
         } catch (err) {
           return [name, `failed: ${(err as Error).message}`] as const;

@@ -33,7 +33,7 @@ describe('metrics: /metrics exposition', function () {
 
   before(async function () {
     bin = promtool(this);
-    t = await startOpsGateway(this);
+    t = await startOpsGateway();
     const rpc = (path: string, headers: Record<string, string>, method = 'eth_blockNumber') =>
       fetch(t.gw.url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [] }) });
     const auth = { 'x-api-key': t.key };

@@ -20,7 +20,7 @@ type Probe = (typeof METHODS)[number] | typeof UPGRADE;
 const PROBE_KEY = 'pk_test_routeprobe0000';
 const DOMAIN = 'localhost';
 
-type PathItem = Record<string, any> & { 'x-gateway-api': string; servers?: Array<{ url: string }> };
+type PathItem = Record<string, any> & { 'x-gateway-api': string; 'x-trailing-slash'?: boolean; servers?: Array<{ url: string }> };
 const doc = yaml.load(readFileSync(`${root}openapi/gateway.yaml`, 'utf8')) as { servers: Array<{ url: string }>; paths: Record<string, PathItem> };
 
 /** Handler modules: the `create...Handler|Proxy|Page` factories app.ts imports, plus the router. */
@@ -74,10 +74,13 @@ function probe(port: number, host: string, path: string, method: Probe): Promise
 
 const served = (a: Answer) => a.status !== 404 && a.status !== 405;
 
-/** `/v1/{apiKey}/api/v1/{mirrorPath}` -> a regex; `{mirrorPath}` is the rest of the path, other parameters one segment. */
-function templateRegex(template: string): RegExp {
+/**
+ * `/v1/{apiKey}/api/v1/{mirrorPath}` -> a regex; `{mirrorPath}` is the rest of the path, other parameters one segment,
+ * and `x-trailing-slash` paths take an optional trailing slash.
+ */
+function templateRegex(template: string, item: PathItem): RegExp {
   const pattern = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, (_, name) => (name === 'mirrorPath' ? '.*' : '[^/]+'));
-  return new RegExp(`^${pattern}$`);
+  return new RegExp(`^${pattern}${item['x-trailing-slash'] ? '/?' : ''}$`);
 }
 
 function documentedProbes(item: PathItem): Probe[] {
@@ -98,7 +101,7 @@ describe('OpenAPI document and served routes', function () {
   let networkFor: (api: string) => string | undefined;
 
   before(async function () {
-    t = await startOpsGateway(this);
+    t = await startOpsGateway();
     const networks = t.gw.router.networks();
     const byApis = new Map<string, string>();
     for (const n of networks) if (!byApis.has(n.network.apis.join())) byApis.set(n.network.apis.join(), n.id);
@@ -126,11 +129,13 @@ describe('OpenAPI document and served routes', function () {
     for (const [template, item] of Object.entries(doc.paths)) {
       for (const { host, prefix } of locations(item)) {
         const path = prefix + instantiate(template);
-        for (const method of documentedProbes(item)) {
-          const answer = await probe(t.gw.port, host, path, method);
-          if (!served(answer)) missing.push(`${method} ${host}${path} -> ${answer.status}`);
+        for (const variant of item['x-trailing-slash'] ? [path, `${path}/`] : [path]) {
+          for (const method of documentedProbes(item)) {
+            const answer = await probe(t.gw.port, host, variant, method);
+            if (!served(answer)) missing.push(`${method} ${host}${variant} -> ${answer.status}`);
+          }
+          expect(t.gw.router.resolve(host, variant).api, `${host}${variant}`).to.equal(item['x-gateway-api']);
         }
-        expect(t.gw.router.resolve(host, path).api, `${host}${path}`).to.equal(item['x-gateway-api']);
       }
     }
     expect(missing).to.deep.equal([]);
@@ -143,14 +148,15 @@ describe('OpenAPI document and served routes', function () {
     let servedCount = 0;
     for (const host of hosts) {
       for (const literal of literals) {
-        for (const path of [literal, `/v1/${PROBE_KEY}${literal}`]) {
+        const variants = literal.endsWith('/') ? [literal] : [literal, `${literal}/`];
+        for (const path of variants.flatMap((v) => [v, `/v1/${PROBE_KEY}${v}`])) {
           let api: string;
           try {
             api = t.gw.router.resolve(host, path).api;
           } catch {
             continue; // the router answers 404 before any handler runs
           }
-          const template = Object.keys(doc.paths).find((p) => templateRegex(p).test(path) && doc.paths[p]['x-gateway-api'] === api);
+          const template = Object.keys(doc.paths).find((p) => templateRegex(p, doc.paths[p]).test(path) && doc.paths[p]['x-gateway-api'] === api);
           const documented = template ? documentedProbes(doc.paths[template]) : [];
           for (const method of [...METHODS, UPGRADE] as Probe[]) {
             if (!served(await probe(t.gw.port, host, path, method))) continue;

@@ -36,7 +36,6 @@ describe('secrecy: API keys in logs and metrics', function () {
     });
     const deadPort = await closedPort();
     t = await startOpsGateway(
-      this,
       {
         chains: {
           ...defaultChains(),
