@@ -24,8 +24,7 @@ export interface MirrorNode {
   close(): Promise<void>;
 }
 
-function routesFor(view: LedgerView): Route[] {
-  const records = new EthRecords(view);
+function routesFor(view: LedgerView, records: EthRecords): Route[] {
   // Literal paths before the parameterised ones they would otherwise match (`/contracts/results/logs`).
   return [
     ...logRoutes(view, records),
@@ -61,7 +60,8 @@ async function dispatch(routes: Route[], req: http.IncomingMessage, res: http.Se
 }
 
 export async function startMirrorNode(view: LedgerView, opts: { host?: string; port?: number } = {}): Promise<MirrorNode> {
-  const routes = routesFor(view);
+  const records = new EthRecords(view);
+  const routes = routesFor(view, records);
   const server = http.createServer((req, res) => void dispatch(routes, req, res));
   const host = opts.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
@@ -69,10 +69,15 @@ export async function startMirrorNode(view: LedgerView, opts: { host?: string; p
     server.listen(opts.port ?? 0, host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
+  // Index each block's transactions as it closes, as the real node's importer does, so queries do not wait for it.
+  const index = () => void records.logs().catch(() => undefined);
+  view.on('block', index);
+  index();
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     close: () =>
       new Promise<void>((resolve, reject) => {
+        view.off('block', index);
         server.close((err) => (err ? reject(err) : resolve()));
         // Keep-alive clients (the relay's pool) would otherwise hold the server open.
         server.closeAllConnections();
