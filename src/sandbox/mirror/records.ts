@@ -193,11 +193,12 @@ export class EthRecords {
 
     const idOf = (address: string | null | undefined) => (address ? (this.view.account(address)?.id ?? null) : null);
     const block = this.view.blockByNumber(tx.blockNumber);
-    const created = receipt?.contractAddress?.toLowerCase() ?? null;
+    const succeeded = tx.result === 'SUCCESS' && receipt?.status === '0x1';
+    // A failed creation leaves no contract, though the receipt names the address it would have had.
+    const created = succeeded ? (receipt?.contractAddress?.toLowerCase() ?? null) : null;
     const to = etx?.to?.toLowerCase() ?? null;
     const address = created ?? to;
-    const contractId = tx.contractId ?? idOf(address);
-    const succeeded = tx.result === 'SUCCESS' && receipt?.status === '0x1';
+    const contractId = address ? (tx.contractId ?? idOf(address)) : null;
     const output = trace?.output ?? '0x';
     const type = etx?.type === undefined ? null : hexNumber(etx.type);
     const dynamicFee = type !== null && type >= 2;
@@ -221,7 +222,7 @@ export class EthRecords {
       call_result: output,
       chain_id: etx?.chainId ?? '0x',
       contract_id: contractId,
-      created_contract_ids: [...createdAddresses(trace)].map(idOf).filter((id): id is string => id !== null),
+      created_contract_ids: createdAddresses(trace).map(idOf).filter((id): id is string => id !== null),
       error_message: succeeded ? null : output !== '0x' ? output : tx.result,
       // The spec types failed_initcode as a string, so it is left out (rather than null) unless a creation failed.
       ...(!succeeded && etx && !etx.to ? { failed_initcode: etx.input } : {}),
@@ -251,7 +252,7 @@ export class EthRecords {
       logs,
       contractId,
       from: etx?.from.toLowerCase() ?? null,
-      ...(succeeded && created && etx ? { creation: { address: created, initcode: etx.input } } : {}),
+      ...(created && etx ? { creation: { address: created, initcode: etx.input } } : {}),
     };
   }
 }

@@ -39,7 +39,22 @@ function routesFor(view: LedgerView, records: EthRecords): Route[] {
   ];
 }
 
-async function dispatch(routes: Route[], req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new GatewayError('BAD_REQUEST', 'malformed percent-encoding in the path');
+  }
+}
+
+export interface MirrorNodeOptions {
+  host?: string;
+  port?: number;
+  /** Where unexpected failures (answered 500) are reported; console.error by default. */
+  onError?: (err: unknown) => void;
+}
+
+async function dispatch(routes: Route[], req: http.IncomingMessage, res: http.ServerResponse, onError: (err: unknown) => void): Promise<void> {
   try {
     const url = new URL(req.url ?? '/', 'http://mirror');
     const path = url.pathname.replace(/\/+$/, '');
@@ -47,7 +62,7 @@ async function dispatch(routes: Route[], req: http.IncomingMessage, res: http.Se
       if (route.method !== req.method) continue;
       const m = route.pattern.exec(path);
       if (!m) continue;
-      const params = m.slice(1).map((p) => decodeURIComponent(p));
+      const params = m.slice(1).map(decodeSegment);
       const body = route.method === 'POST' ? await readJson(req) : undefined;
       sendJson(res, 200, await route.handle({ path, search: url.searchParams, params, body }));
       return;
@@ -55,14 +70,16 @@ async function dispatch(routes: Route[], req: http.IncomingMessage, res: http.Se
     throw new GatewayError('NOT_FOUND');
   } catch (err) {
     const { status, body } = errorReply(err);
+    if (status === 500) onError(err);
     sendJson(res, status, body);
   }
 }
 
-export async function startMirrorNode(view: LedgerView, opts: { host?: string; port?: number } = {}): Promise<MirrorNode> {
+export async function startMirrorNode(view: LedgerView, opts: MirrorNodeOptions = {}): Promise<MirrorNode> {
+  const onError = opts.onError ?? ((err: unknown) => console.error('mirror node stand-in:', err));
   const records = new EthRecords(view);
   const routes = routesFor(view, records);
-  const server = http.createServer((req, res) => void dispatch(routes, req, res));
+  const server = http.createServer((req, res) => void dispatch(routes, req, res, onError));
   const host = opts.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
