@@ -5,7 +5,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { startGateway, type Gateway } from '../../src/app.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { KeyStore } from '../../src/keys/store.js';
-import { memoryStore } from './support.js';
+import { sharedMemoryStore } from './support.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -16,7 +16,7 @@ describe('key page in a real browser (Chromium)', () => {
   let browser: Browser;
 
   before(async () => {
-    store = await memoryStore();
+    store = await sharedMemoryStore();
     const config = loadConfig({ env: {}, overrides: { server: { port: 0 }, keys: { dataDir: 'memory://', demoKey: false }, log: { level: 'silent' } } });
     gateway = await startGateway(config, { keyStore: store });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
@@ -24,7 +24,6 @@ describe('key page in a real browser (Chromium)', () => {
   after(async () => {
     await browser?.close();
     await gateway?.close();
-    await store?.close();
   });
 
   it('creates a key without JavaScript, and the key then answers eth_chainId', async () => {

@@ -8,7 +8,7 @@ import { ensureDemoKey } from '../../src/keys/demo.js';
 import { hashKey } from '../../src/keys/format.js';
 import { openKeyStore } from '../../src/keys/store.js';
 import { needService } from '../support/services.js';
-import { keyConfig, memoryStore, postgresSchema } from './support.js';
+import { keyConfig, postgresSchema, sharedMemoryStore } from './support.js';
 
 describe('demo key', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'keys-demo-'));
@@ -49,12 +49,8 @@ describe('demo key', () => {
   });
 
   it('works for a memory store, which has no file to keep it in', async () => {
-    const store = await memoryStore();
-    try {
-      expect(await ensureDemoKey(store, 'memory://')).to.match(/^pk_prod_/);
-    } finally {
-      await store.close();
-    }
+    const store = await sharedMemoryStore();
+    expect(await ensureDemoKey(store, 'memory://')).to.match(/^pk_prod_/);
   });
 
   it('is printed by npm start with a curl line that works', async function () {

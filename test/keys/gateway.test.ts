@@ -6,7 +6,7 @@ import { loadConfig } from '../../src/config/load.js';
 import { generateKey } from '../../src/keys/format.js';
 import { createLogger } from '../../src/log.js';
 import type { KeyStore } from '../../src/keys/store.js';
-import { memoryStore } from './support.js';
+import { sharedMemoryStore } from './support.js';
 
 const CACHE_TTL_MS = 300;
 type Method = 'x-api-key' | 'bearer' | 'path';
@@ -35,7 +35,7 @@ describe('API keys through the real gateway', () => {
   });
 
   before(async () => {
-    store = await memoryStore({ cacheTtlMs: CACHE_TTL_MS });
+    store = await sharedMemoryStore();
     const config = loadConfig({ env: {}, overrides: { server: { port: 0 }, keys: { dataDir: 'memory://', demoKey: false, cacheTtlMs: CACHE_TTL_MS } } });
     gateway = await startGateway(config, { keyStore: store, logger: createLogger('info', logSink) });
     const account = await store.createAccount({ name: 'Matrix' });
@@ -43,7 +43,6 @@ describe('API keys through the real gateway', () => {
   });
   after(async () => {
     await gateway?.close();
-    await store?.close();
   });
 
   /** `/graphql` after a path key is the ledger's `/v1/graphql`; without one it is spelled out. */

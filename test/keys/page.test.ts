@@ -3,7 +3,7 @@ import { hashKey } from '../../src/keys/format.js';
 import { createKeysPage } from '../../src/keys/page.js';
 import type { KeyStore } from '../../src/keys/store.js';
 import { serveHandler } from './pageServer.js';
-import { memoryStore } from './support.js';
+import { sharedMemoryStore } from './support.js';
 
 const MIRROR = { mainnet: 'http://localhost:8080/hedera/api/v1', testnet: 'http://localhost:8080/hedera-testnet/api/v1' };
 
@@ -29,12 +29,11 @@ describe('key-creation page over HTTP', () => {
   let store: KeyStore;
   let server: Awaited<ReturnType<typeof serveHandler>>;
   before(async () => {
-    store = await memoryStore();
+    store = await sharedMemoryStore();
     server = await serveHandler(createKeysPage({ store, appUrl: 'http://app.localhost:8080', mirrorUrlFor: (n) => MIRROR[n] }));
   });
   after(async () => {
     await server?.close();
-    await store?.close();
   });
 
   it('prefills the form with the project name and network, escaped', async () => {

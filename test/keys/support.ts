@@ -30,3 +30,15 @@ export async function postgresSchema(): Promise<{ url: string; drop(): Promise<v
 export async function memoryStore(keys: Partial<Config['keys']> = {}): Promise<KeyStore> {
   return openKeyStore(keyConfig({ dataDir: 'memory://', ...keys }));
 }
+
+let shared: Promise<KeyStore> | undefined;
+
+/** One in-memory store for every in-process suite: each PGlite start costs seconds of CPU. Closed after the run. */
+export function sharedMemoryStore(): Promise<KeyStore> {
+  return (shared ??= memoryStore());
+}
+
+// A root-level hook (this module is loaded while mocha collects the spec files).
+after(async () => {
+  if (shared) await (await shared).close();
+});

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { generateKey } from '../../src/keys/format.js';
 import type { KeyStore } from '../../src/keys/store.js';
 import { createKeyVerifier } from '../../src/keys/verifier.js';
-import { keyConfig, memoryStore } from './support.js';
+import { keyConfig, sharedMemoryStore } from './support.js';
 
 describe('key verifier', () => {
   let store: KeyStore;
@@ -20,9 +20,8 @@ describe('key verifier', () => {
   };
 
   before(async () => {
-    store = await memoryStore();
+    store = await sharedMemoryStore();
   });
-  after(async () => store?.close());
   beforeEach(() => {
     queries = 0;
   });
