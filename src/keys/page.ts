@@ -36,7 +36,9 @@ export function createKeysPage(opts: KeysPageOptions): ApiHandler {
     const name = single(req.query.name) ?? '';
     if (name.length > MAX_NAME) throw new GatewayError('BAD_REQUEST', `the project name is longer than ${MAX_NAME} characters`);
     const network = parseNetwork(single(req.query.network) ?? 'testnet');
-    const csrf = randomBytes(32).toString('base64url');
+    // Reusing the browser's token keeps a form in another tab of the same browser submittable.
+    const kept = cookieValue(req.headers.cookie, CSRF_COOKIE);
+    const csrf = kept && /^[A-Za-z0-9_-]{43}$/.test(kept) ? kept : randomBytes(32).toString('base64url');
     res.setHeader('set-cookie', `${CSRF_COOKIE}=${csrf}; Path=/keys/; HttpOnly; SameSite=Strict${secureCookie ? '; Secure' : ''}`);
     send(res, 200, formPage({ name, network, csrf }));
   });

@@ -48,6 +48,12 @@ describe('key-creation page over HTTP', () => {
     expect((await openForm(server.url, '?name=x&network=testnet')).html).to.include('<option value="testnet" selected>');
   });
 
+  it('keeps one form token per browser, so forms open in two tabs both submit', async () => {
+    const first = await openForm(server.url);
+    const res = await fetch(`${server.url}/keys/new?name=tab2&network=testnet`, { headers: { cookie: first.cookie } });
+    expect(/name="csrf" value="([^"]+)"/.exec(await res.text())?.[1]).to.equal(first.csrf);
+  });
+
   it('answers a bad network with a clear 400 page', async () => {
     const res = await fetch(`${server.url}/keys/new?name=x&network=moonnet`);
     expect(res.status).to.equal(400);
