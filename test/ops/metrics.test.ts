@@ -55,6 +55,12 @@ describe('metrics: /metrics exposition', function () {
     expect(result.status).to.equal(0);
   });
 
+  it('ships a Prometheus scrape config and alert rules that pass promtool check config', () => {
+    const result = spawnSync(bin, ['check', 'config', 'ops/prometheus.yml'], { cwd: new URL('../../', import.meta.url), encoding: 'utf8' });
+    expect(result.status, result.stdout + result.stderr).to.equal(0);
+    expect(result.stdout).to.match(/SUCCESS: \d+ rules found/);
+  });
+
   it('counts requests by chain, network, API and outcome', () => {
     const requests = samples(text, 'gateway_requests_total');
     const find = (labels: Record<string, string>) => requests.find((s) => Object.entries(labels).every(([k, v]) => s.labels[k] === v));
