@@ -21,7 +21,6 @@ ENV HOST=0.0.0.0 \
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json tsconfig.json ./
 COPY src ./src
-COPY openapi ./openapi
 RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]

@@ -78,7 +78,7 @@ describe('container: Dockerfile', () => {
 
   it('leaves tests, local data and secrets out of the build context', () => {
     const ignored = read('.dockerignore').split(/\r?\n/).map((l) => l.trim());
-    expect(ignored).to.include.members(['node_modules', '.data', '.git', 'test']);
+    expect(ignored).to.include.members(['node_modules', '.data', '.git', 'test', '.env']);
   });
 });
 
