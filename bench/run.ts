@@ -15,6 +15,9 @@ import pino from 'pino';
 import { startGateway, type Gateway } from '../src/app.js';
 import { loadConfig } from '../src/config/load.js';
 import type { ConfigInput } from '../src/config/schema.js';
+import { hashKey } from '../src/keys/format.js';
+import { openKeyStore } from '../src/keys/store.js';
+import { createKeyVerifier } from '../src/keys/verifier.js';
 import { createLimiter } from '../src/limits/index.js';
 import type { Limiter } from '../src/limits/types.js';
 import { LATEST_BLOCK, startMirrorStub } from './mirrorStub.js';
@@ -142,8 +145,31 @@ function relayMix(size = 2_000): string[] {
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
 
+/** Nanoseconds per call of `fn`, over enough calls to swamp timer resolution. */
+async function nsPerCall(fn: () => unknown, calls = 200_000): Promise<number> {
+  for (let i = 0; i < 10_000; i++) await fn();
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < calls; i++) await fn();
+  return Number(process.hrtime.bigint() - start) / calls;
+}
+
+/** Key verification on the hot path (warm cache), against the SHA-256 of the key it cannot avoid. */
+async function verificationCost() {
+  const config = loadConfig({ env: {}, overrides: { keys: { dataDir: 'memory://' } } });
+  const store = await openKeyStore({ keys: config.keys, plans: config.plans });
+  const account = await store.createAccount({ name: 'bench' });
+  const { key } = await store.createKey({ accountId: account.id, name: 'bench', plan: 'free' });
+  const verifier = createKeyVerifier(store, config.keys, config.plans);
+  const verifyNs = await nsPerCall(() => verifier.verify(key));
+  const hashNs = await nsPerCall(() => hashKey(key));
+  await store.close();
+  return { verifyNs, hashNs };
+}
+
 async function main() {
   const results: Record<string, unknown> = { connections: CONNECTIONS, seconds: SECONDS, runs: RUNS, node: process.version };
+  const verification = await verificationCost();
+  results.keyVerification = verification;
   const rows: string[][] = [];
   const row = (name: string, f: Figures, note = '') => rows.push([name, fmt(f.rps), fmt(f.p50, 2), fmt(f.p99, 2), note]);
   const chainIdBody = call('eth_chainId', []);
@@ -239,6 +265,9 @@ async function main() {
   for (const r of rows) console.log(line(r));
   const memory = results.memory as { idleRssMb: number; peakRssUnderRelayLoadMb: number };
   console.log(`\nmemory: ${memory.idleRssMb} MB resident at idle, ${memory.peakRssUnderRelayLoadMb} MB peak under the relay load`);
+  console.log(
+    `key verification, warm cache: ${fmt(verification.verifyNs / 1000, 2)} us per request (${fmt(verification.verifyNs / verification.hashNs, 1)}x the SHA-256 of the key alone, ${fmt(verification.hashNs / 1000, 2)} us)`,
+  );
   mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
   const out = new URL('./results/latest.json', import.meta.url);
   writeFileSync(out, JSON.stringify(results, null, 2));

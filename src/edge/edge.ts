@@ -7,6 +7,7 @@ import { GatewayError, isGatewayError } from '../errors.js';
 import { extractKey } from '../keys/extract.js';
 import type { KeyVerifier, VerifiedKey } from '../keys/types.js';
 import { refusalError, rateLimitHeaders } from '../limits/headers.js';
+import { countRefusal } from '../limits/metrics.js';
 import { checkRelayAccess } from '../limits/relayAccess.js';
 import type { Limiter } from '../limits/types.js';
 import { outcomeOf, requestDuration, requestsTotal } from '../metrics.js';
@@ -151,6 +152,7 @@ export class Edge {
     const { key } = identified;
     const api = route.api === 'keys' || route.api === 'ops' ? undefined : route.api;
     if (api && !key.plan.apis.includes(api)) {
+      countRefusal('plan');
       throw new GatewayError('PLAN_FORBIDDEN', `the ${key.planName} plan does not include ${api}`);
     }
     if (route.api === 'rpc' && route.network?.chain.kind === 'ledger') checkRelayAccess(key, this.opts.config.limits);
