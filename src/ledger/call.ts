@@ -44,7 +44,12 @@ export async function contractCall(mirror: MirrorClient, req: CallRequest): Prom
   // Calling an address without a contract is not an error on Ethereum: there is simply no return data.
   if (status === 404 && !req.estimate) return '0x';
   if (status >= 400 && status < 500 && status !== 404) {
-    throw new GatewayError('INVALID_PARAMS', `mirror node rejected the call: ${[message.message, message.detail].filter(Boolean).join(': ') || `HTTP ${status}`}`);
+    const why = [message.message, message.detail].filter(Boolean).join(': ') || `HTTP ${status}`;
+    // Mirror nodes that cannot simulate a creation (no `to`) leave the client one way out: naming the gas itself.
+    if (req.estimate && req.to === undefined) {
+      throw new GatewayError('INVALID_PARAMS', `the mirror node could not estimate this contract creation (${why}); send it with an explicit gas limit`);
+    }
+    throw new GatewayError('INVALID_PARAMS', `mirror node rejected the call: ${why}`);
   }
   throw new GatewayError('MIRROR_UNAVAILABLE', `contracts/call answered HTTP ${status}${message.message ? `: ${message.message}` : ''}`);
 }
