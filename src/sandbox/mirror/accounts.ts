@@ -9,7 +9,7 @@ import { TIMESTAMP_RULE, TRANSACTION_TYPE_RULE, involves, transactionPage } from
 /** The ledger's default auto-renew period, 90 days. */
 export const AUTO_RENEW_SECONDS = 7_776_000;
 
-export function keyBody(account: LedgerAccount) {
+function keyBody(account: LedgerAccount) {
   if (account.publicKey) return { _type: 'ECDSA_SECP256K1', key: account.publicKey.replace(/^0x/, '') };
   if (account.ed25519PublicKey) return { _type: 'ED25519', key: account.ed25519PublicKey.replace(/^0x/, '') };
   return null;

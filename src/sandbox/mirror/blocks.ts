@@ -6,11 +6,11 @@ import type { Route } from './http.js';
 import { RANGE_OPS, VALUE, matcher, nextLink, page, parseQuery, within } from './query.js';
 
 /** The services (HAPI) version the sandbox's consensus-node stand-in answers as. */
-export const HAPI_VERSION = '0.66.0';
+const HAPI_VERSION = '0.66.0';
 
 const HASH_OR_NUMBER = /^(\d{1,10}|(0x)?([A-Fa-f0-9]{64}|[A-Fa-f0-9]{96}))$/;
 
-export function blockBody(b: LedgerBlock) {
+function blockBody(b: LedgerBlock) {
   return {
     count: b.count,
     gas_used: b.gasUsed,

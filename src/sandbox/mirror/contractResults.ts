@@ -23,7 +23,7 @@ const TX_ID_OR_HASH = /^((0x)?[A-Fa-f0-9]{64}|\d{1,10}\.\d{1,10}\.\d{1,10}-\d{1,
 const TIMESTAMP_PARAM = /^\d{1,10}(\.\d{1,9})?$/;
 
 /** The contract result with its logs, as the single-result endpoints answer. */
-export function resultDetails(record: EthRecord) {
+function resultDetails(record: EthRecord) {
   return { ...record.result, logs: record.logs };
 }
 

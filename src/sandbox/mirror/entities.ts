@@ -48,8 +48,8 @@ export function lookupEntity(view: LedgerView, name: string): LedgerAccount | un
 }
 
 /** For `{idOrAliasOrEvmAddress}`: 400 when malformed, 404 when unknown. */
-export function requireAccount(view: LedgerView, name: string, param = 'idOrAliasOrEvmAddress'): LedgerAccount {
-  if (!ACCOUNT_PARAM.test(name)) throw new GatewayError('MIRROR_INVALID_PARAMETER', param);
+export function requireAccount(view: LedgerView, name: string): LedgerAccount {
+  if (!ACCOUNT_PARAM.test(name)) throw new GatewayError('MIRROR_INVALID_PARAMETER', 'idOrAliasOrEvmAddress');
   const account = lookupEntity(view, name);
   if (!account) throw new GatewayError('NOT_FOUND');
   return account;

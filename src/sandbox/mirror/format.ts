@@ -13,7 +13,7 @@ export function hexNumber(hex: string | null | undefined): number {
   return hex ? Number(BigInt(hex)) : 0;
 }
 
-/** A quantity in the mirror node's hex form: minimal digits, `0x` for empty (how it stores absent fee fields). */
+/** A quantity as minimal hex digits (`0x1a`), as the mirror node writes fee fields. */
 export function hexQuantity(value: bigint): string {
   return `0x${value.toString(16)}`;
 }
@@ -44,11 +44,6 @@ export function entityNum(id: string): number | undefined {
 export function evmAddress(value: string): string | undefined {
   const m = /^(?:0\.0\.|0\.)?(?:0x)?([0-9a-fA-F]{40})$/.exec(value);
   return m ? `0x${m[1].toLowerCase()}` : undefined;
-}
-
-/** The long-zero EVM address of an entity number. */
-export function longZeroAddress(num: number): string {
-  return `0x${num.toString(16).padStart(40, '0')}`;
 }
 
 /** 48-byte ledger hashes travel base64-encoded in transaction listings. */

@@ -17,6 +17,7 @@ const CENT_EQUIVALENT = 596_987;
 const RATE_PERIOD_SECONDS = 3_600n;
 
 export function networkRoutes(view: LedgerView): Route[] {
+  // The fee schedule and the exchange rate never change on the sandbox: any timestamp gets today's answer.
   const timestampOnly = { timestamp: { ops: RANGE_OPS, value: VALUE.timestamp } };
   return [
     {

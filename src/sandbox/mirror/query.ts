@@ -29,8 +29,8 @@ export interface Query {
   raw: Array<[string, string]>;
 }
 
-export const DEFAULT_LIMIT = 25;
-export const MAX_LIMIT = 100;
+const DEFAULT_LIMIT = 25;
+const MAX_LIMIT = 100;
 
 export const ALL_OPS: readonly Op[] = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte'];
 export const RANGE_OPS: readonly Op[] = ['eq', 'gt', 'gte', 'lt', 'lte'];

@@ -14,7 +14,7 @@ export interface Snapshot {
 }
 
 /** The newest block, or undefined before the first one closes. */
-export function newestBlock(view: LedgerView): LedgerBlock | undefined {
+function newestBlock(view: LedgerView): LedgerBlock | undefined {
   return view.blocks().at(-1);
 }
 

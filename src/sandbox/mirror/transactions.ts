@@ -24,7 +24,7 @@ const NODE_ACCOUNT = '0.0.3';
 export const TIMESTAMP_RULE = { ops: ALL_OPS, value: VALUE.timestamp };
 export const TRANSACTION_TYPE_RULE = { ops: EQ, value: TRANSACTION_TYPE };
 
-export function transactionBody(tx: LedgerTransaction) {
+function transactionBody(tx: LedgerTransaction) {
   const transactionId = canonicalTransactionId(tx.transactionId) ?? tx.transactionId;
   return {
     batch_key: null,

@@ -1,6 +1,14 @@
 import { expect } from 'chai';
 import { buildFixture, type Fixture } from './fixture.js';
 
+/** RFC 4648 base32 without padding, the mirror node's spelling of account aliases. */
+function base32(bytes: Buffer): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  let bits = '';
+  for (const b of bytes) bits += b.toString(2).padStart(8, '0');
+  return (bits.match(/.{1,5}/g) ?? []).map((chunk) => alphabet[parseInt(chunk.padEnd(5, '0'), 2)]).join('');
+}
+
 /** Every sandbox account starts with 10,000 HBAR. */
 const START_TINYBAR = 1_000_000_000_000;
 
@@ -31,6 +39,15 @@ describe('sandbox mirror node: accounts, balances, transactions, contracts, netw
         const { body } = await f.call(`/api/v1/accounts/${name}?transactions=false`);
         expect(body.account, name).to.equal(alice);
         expect(body.transactions).to.deep.equal([]);
+      }
+    });
+
+    it('finds an account by its alias: the base32 of its ECDSA key or of its EVM address', async () => {
+      const key = Buffer.from(f.chain.account(alice)!.publicKey!.slice(2), 'hex');
+      for (const alias of [base32(Buffer.concat([Buffer.from([0x3a, 0x21]), key])), base32(Buffer.from(f.alice.address.slice(2), 'hex'))]) {
+        const { status, body } = await f.call(`/api/v1/accounts/${alias}?transactions=false`);
+        expect(status, alias).to.equal(200);
+        expect(body.account).to.equal(alice);
       }
     });
 
