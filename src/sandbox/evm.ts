@@ -47,6 +47,17 @@ function edrContext(): Promise<EdrContext> {
   return context;
 }
 
+/**
+ * EDR reports a revert as `{code: -32000, data: {data: "0x..."}}`; Ethereum nodes (geth, and what ethers and viem
+ * decode) answer code 3, `execution reverted[: reason]`, with the revert data as a hex string.
+ */
+function asNodeError(error: { code: number; message: string; data?: unknown }): EvmRpcError {
+  const revertData = (error.data as { data?: unknown } | undefined)?.data;
+  if (typeof revertData !== 'string' || !/revert/i.test(error.message)) return new EvmRpcError(error.code, error.message, error.data);
+  const reason = /reverted with reason string '(.*)'$/s.exec(error.message)?.[1];
+  return new EvmRpcError(3, reason === undefined ? 'execution reverted' : `execution reverted: ${reason}`, revertData);
+}
+
 const hexBytes = (hex: string) => Uint8Array.from(Buffer.from(hex.replace(/^0x/, ''), 'hex'));
 
 export class EvmNode {
@@ -72,7 +83,8 @@ export class EvmNode {
       {
         allowBlocksWithSameTimestamp: true,
         allowUnlimitedContractSize: false,
-        bailOnCallFailure: false,
+        // An eth_call that reverts answers a JSON-RPC error with the revert data, as Ethereum nodes do.
+        bailOnCallFailure: true,
         bailOnTransactionFailure: false,
         chainId: BigInt(opts.chainId),
         coinbase: hexBytes('0xc014ba5ec014ba5ec014ba5ec014ba5ec014ba5e'),
@@ -103,7 +115,7 @@ export class EvmNode {
     const body = JSON.stringify({ jsonrpc: '2.0', id: this.#nextId++, method: args.method, params: args.params ?? [] });
     const response = await provider.handleRequest(body);
     const parsed = typeof response.data === 'string' ? JSON.parse(response.data) : response.data;
-    if (parsed.error) throw new EvmRpcError(parsed.error.code, parsed.error.message, parsed.error.data);
+    if (parsed.error) throw asNodeError(parsed.error);
     return parsed.result;
   }
 

@@ -37,7 +37,8 @@ export async function startTestGateway(overrides: Partial<ConfigInput> = {}, gat
       log: { level: 'silent', ...overrides.log },
     },
   });
-  const keyStore = overrides.keys ? undefined : await testKeyStore(config);
+  // Plans are written to the store when it opens, so a test with its own plans or store settings gets its own store.
+  const keyStore = overrides.keys || overrides.plans ? undefined : await testKeyStore(config);
   const gw = await startGateway(config, { keyStore, ...gatewayOpts });
   const newKey = async (plan = 'enterprise', flags: KeyFlag[] = ['relay_beta', 'heavy_writes']) => {
     const account = await gw.keyStore.createAccount({ name: `test-${plan}` });
