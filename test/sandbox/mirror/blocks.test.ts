@@ -28,6 +28,10 @@ describe('sandbox mirror node: blocks', function () {
     expect(second.body.blocks.map((b: any) => b.number)).to.deep.equal([1, 0]);
     const third = await f.call(second.body.links.next);
     expect(third.body).to.deep.equal({ blocks: [], links: { next: null } });
+    // Like the real node, a limit above 100 is capped rather than refused.
+    const capped = await f.call('/api/v1/blocks?limit=1000');
+    expect(capped.status).to.equal(200);
+    expect(capped.body.blocks).to.have.length(4);
   });
 
   it('filters on block.number and on timestamp (the end of each block) with operators', async () => {
