@@ -58,7 +58,7 @@ function table(keys: KeyRecord[]): string {
   return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
 }
 
-function one(positionals: string[], count: number, what: string): string[] {
+function expectArgs(positionals: string[], count: number, what: string): string[] {
   if (positionals.length !== count) throw new UsageError(`expected ${what}`);
   return positionals;
 }
@@ -66,32 +66,32 @@ function one(positionals: string[], count: number, what: string): string[] {
 async function run(store: KeyStore, config: Config, command: string, args: string[], values: Values): Promise<string> {
   switch (command) {
     case 'create': {
-      one(args, 0, 'no arguments besides options');
+      expectArgs(args, 0, 'no arguments besides options');
       if (!values.name) throw new UsageError('create needs --name');
       const network = values.network ?? 'mainnet';
       if (!(KEY_NETWORKS as readonly string[]).includes(network)) throw new UsageError(`--network must be mainnet or testnet, not "${network}"`);
       const flags: KeyFlag[] = [];
       if (values['relay-beta']) flags.push('relay_beta');
       if (values['heavy-writes']) flags.push('heavy_writes');
-      const accountId = values.account ?? (await store.createAccount({ name: values.name, email: values.email })).id;
-      const { key, record } = await store.createKey({ accountId, name: values.name, plan: values.plan ?? 'free', network: network as KeyNetwork, flags });
+      const owner = values.account ? { accountId: values.account } : { account: { name: values.name, email: values.email } };
+      const { key, record } = await store.createKey({ ...owner, name: values.name, plan: values.plan ?? 'free', network: network as KeyNetwork, flags });
       return `${describe(record)}\n\nAPI key (shown only now; the store keeps a hash):\n${key}`;
     }
     case 'list': {
-      one(args, 0, 'no arguments');
+      expectArgs(args, 0, 'no arguments');
       const keys = await store.list();
       return keys.length ? table(keys) : 'No keys yet. Create one with: npm run keys -- create --name <name>';
     }
     case 'show':
-      return describe(await store.show(one(args, 1, 'a key id')[0]));
+      return describe(await store.show(expectArgs(args, 1, 'a key id')[0]));
     case 'revoke':
-      return `Revoked.\n${describe(await store.revoke(one(args, 1, 'a key id')[0]))}`;
+      return `Revoked.\n${describe(await store.revoke(expectArgs(args, 1, 'a key id')[0]))}`;
     case 'set-plan': {
-      const [id, plan] = one(args, 2, 'a key id and a plan');
+      const [id, plan] = expectArgs(args, 2, 'a key id and a plan');
       return describe(await store.setPlan(id, plan));
     }
     case 'usage': {
-      const [id] = one(args, 1, 'a key id');
+      const [id] = expectArgs(args, 1, 'a key id');
       const month = values.month ?? monthOf(Date.now());
       if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(month)) throw new UsageError(`--month must be YYYY-MM, not "${month}"`);
       const key = await store.show(id);

@@ -18,8 +18,7 @@ export async function ensureDemoKey(store: KeyStore, dataDir: string): Promise<s
     const stored = await store.findByHash(hashKey(kept));
     if (stored && stored.revokedAt === null) return kept;
   }
-  const account = await store.createAccount({ name: 'Local demo' });
-  const { key } = await store.createKey({ accountId: account.id, name: 'demo', plan: 'developer', network: 'testnet', flags: ['relay_beta'] });
+  const { key } = await store.createKey({ account: { name: 'Local demo' }, name: 'demo', plan: 'developer', network: 'testnet', flags: ['relay_beta'] });
   if (file) {
     mkdirSync(dataDir, { recursive: true });
     writeFileSync(file, `${key}\n`, { mode: 0o600 });

@@ -55,8 +55,7 @@ export function createKeysPage(opts: KeysPageOptions): ApiHandler {
     const network = parseNetwork(form.get('network') ?? '');
     const email = (form.get('email') ?? '').trim() || undefined;
     if (email && (email.length > MAX_EMAIL || !/^[^\s@]+@[^\s@]+$/.test(email))) throw new GatewayError('BAD_REQUEST', 'the email address is not valid');
-    const account = await opts.store.createAccount({ name, email });
-    const { key, record } = await opts.store.createKey({ accountId: account.id, name, plan: 'free', network });
+    const { key, record } = await opts.store.createKey({ account: { name, email }, name, plan: 'free', network });
     ctx.annotate({ keyId: record.id, created: true });
     const nonce = randomBytes(16).toString('base64');
     send(res, 200, createdPage({ name, keyId: record.id, key, mirrorUrl: opts.mirrorUrlFor(network), nonce }), nonce);

@@ -37,13 +37,13 @@ export interface StoredKey extends KeyRecord {
   hash: string;
 }
 
-export interface NewKey {
-  accountId: string;
+/** A key for an existing account, or for a new account created with it (atomically: no account without its key). */
+export type NewKey = {
   name: string;
   plan?: string;
   network?: KeyNetwork;
   flags?: KeyFlag[];
-}
+} & ({ accountId: string } | { account: { name: string; email?: string } });
 
 /** Where the store lives: a PGlite directory, a throw-away PGlite in memory, or a Postgres server. */
 export type StoreKind = 'embedded' | 'memory' | 'postgres';
@@ -139,6 +139,14 @@ async function syncPlans(sql: Sql, plans: Config['plans']): Promise<void> {
   }
 }
 
+async function insertAccount(sql: Pick<Sql, 'query'>, account: { name: string; email?: string }): Promise<AccountRecord> {
+  const [row] = await sql.query<{ id: string; name: string; email: string | null; created_at: Date }>(
+    'INSERT INTO accounts (id, name, email) VALUES ($1, $2, $3) RETURNING id, name, email, created_at',
+    [newAccountId(), account.name, account.email ?? null],
+  );
+  return { id: row.id, name: row.name, email: row.email, createdAt: new Date(row.created_at) };
+}
+
 class SqlKeyStore implements KeyStore {
   constructor(
     readonly kind: StoreKind,
@@ -147,30 +155,34 @@ class SqlKeyStore implements KeyStore {
     private readonly unlock: () => void,
   ) {}
 
-  async createAccount(account: { name: string; email?: string }): Promise<AccountRecord> {
-    const [row] = await this.sql.query<{ id: string; name: string; email: string | null; created_at: Date }>(
-      'INSERT INTO accounts (id, name, email) VALUES ($1, $2, $3) RETURNING id, name, email, created_at',
-      [newAccountId(), account.name, account.email ?? null],
-    );
-    return { id: row.id, name: row.name, email: row.email, createdAt: new Date(row.created_at) };
+  createAccount(account: { name: string; email?: string }): Promise<AccountRecord> {
+    return insertAccount(this.sql, account);
   }
 
   async createKey(spec: NewKey): Promise<{ key: string; record: KeyRecord }> {
     const plan = spec.plan ?? 'free';
     this.requirePlan(plan);
-    const [account] = await this.sql.query('SELECT 1 FROM accounts WHERE id = $1', [spec.accountId]);
-    if (!account) throw new GatewayError('ACCOUNT_NOT_FOUND', spec.accountId);
     const key = generateKey();
     const id = newKeyId();
-    await this.sql.query('INSERT INTO keys (id, hash, account_id, name, network, plan, flags) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
-      id,
-      hashKey(key),
-      spec.accountId,
-      spec.name,
-      spec.network ?? 'mainnet',
-      plan,
-      [...new Set(spec.flags ?? [])],
-    ]);
+    await this.sql.transaction(async (tx) => {
+      let accountId: string;
+      if ('account' in spec) {
+        accountId = (await insertAccount(tx, spec.account)).id;
+      } else {
+        accountId = spec.accountId;
+        const [account] = await tx.query('SELECT 1 FROM accounts WHERE id = $1', [accountId]);
+        if (!account) throw new GatewayError('ACCOUNT_NOT_FOUND', accountId);
+      }
+      await tx.query('INSERT INTO keys (id, hash, account_id, name, network, plan, flags) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
+        id,
+        hashKey(key),
+        accountId,
+        spec.name,
+        spec.network ?? 'mainnet',
+        plan,
+        [...new Set(spec.flags ?? [])],
+      ]);
+    });
     return { key, record: await this.show(id) };
   }
 

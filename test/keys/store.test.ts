@@ -68,6 +68,12 @@ function storeBehaviour(open: () => Promise<KeyStore>) {
     expect(await refusal(store.createKey({ accountId: 'acc_nope', name: 'x' }))).to.equal('ACCOUNT_NOT_FOUND');
   });
 
+  it('creates an account together with its key', async () => {
+    const { record } = await store.createKey({ account: { name: 'Together', email: 'a@b.test' }, name: 't', plan: 'premium' });
+    expect(record).to.include({ accountName: 'Together', accountEmail: 'a@b.test', plan: 'premium' });
+    expect(record.accountId).to.match(/^acc_/);
+  });
+
   it('adds usage atomically per key and month, including concurrent and repeated deltas', async () => {
     await store.addUsage([
       { keyId: 'key_u1', month: '2026-11', count: 3 },
