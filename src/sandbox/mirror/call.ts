@@ -1,5 +1,7 @@
 /**
- * `POST /api/v1/contracts/call`: read-only execution and gas estimation on the sandbox's EVM. A revert answers 400
+ * `POST /api/v1/contracts/call`: read-only execution and gas estimation on the sandbox's EVM. Without `to` the data
+ * is init code: the real node simulates and estimates contract creations that way (its OpenAPI document marks `to`
+ * required, its web3 service does not), and relays rely on it to estimate deployments. A revert answers 400
  * with the real node's body: `message: CONTRACT_REVERT_EXECUTED`, the decoded reason as `detail`, the revert data
  * as `data`.
  */
@@ -20,7 +22,7 @@ const MAX_GAS = 30_000_000;
 const ERROR_STRING = '0x08c379a0';
 
 interface CallRequest {
-  to: string;
+  to?: string | null;
   data?: string | null;
   from?: string | null;
   gas?: number | null;
@@ -43,7 +45,7 @@ function validate(body: unknown): CallRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new GatewayError('BAD_REQUEST', 'the body must be a JSON object');
   const b = body as Record<string, unknown>;
   const checks: Array<[string, boolean]> = [
-    ['to', typeof b.to === 'string' && ADDRESS.test(b.to)],
+    ['to', matchesOrAbsent(b.to, ADDRESS)],
     ['from', matchesOrAbsent(b.from, ADDRESS)],
     ['data', matchesOrAbsent(b.data, DATA)],
     ['block', matchesOrAbsent(b.block, BLOCK)],
@@ -52,6 +54,8 @@ function validate(body: unknown): CallRequest {
     ['value', isCount(b.value)],
     ['estimate', b.estimate === undefined || b.estimate === null || typeof b.estimate === 'boolean'],
   ];
+  // A creation needs init code; a call to nothing without data has nothing to run.
+  if ((b.to === undefined || b.to === null) && !(typeof b.data === 'string' && b.data.replace(/^0x/, '') !== '')) checks[0][1] = false;
   const errors = checks.filter(([, ok]) => !ok).map(([name]) => new GatewayError('MIRROR_INVALID_PARAMETER', name));
   if (errors.length > 0) throw new AggregateError(errors, 'invalid call');
   return b as unknown as CallRequest;
@@ -90,7 +94,7 @@ export function callRoutes(view: LedgerView): Route[] {
         const tag = blockTag(view, call.block, estimate);
         // gasPrice is accepted for compatibility; read-only execution charges nothing, so it changes nothing.
         const tx = {
-          to: prefixed(call.to),
+          ...(call.to ? { to: prefixed(call.to) } : {}),
           ...(call.from ? { from: prefixed(call.from) } : {}),
           ...(call.data ? { data: prefixed(call.data) } : {}),
           gas: hexQuantity(BigInt(Math.min(call.gas ?? DEFAULT_GAS, MAX_GAS))),

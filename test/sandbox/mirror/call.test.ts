@@ -31,6 +31,17 @@ describe('sandbox mirror node: contracts/call', function () {
     expect(f.abi.decodeFunctionResult('count', after.body.result)[0]).to.equal(3n);
   });
 
+  it('estimates a contract creation when `to` is left out, and refuses one without init code', async () => {
+    const deployed = (await f.chain.evm.request({ method: 'eth_getTransactionByHash', params: [f.deploy.ethHash] })) as { input: string };
+    const { status, body } = await call({ from: f.alice.address, data: deployed.input, estimate: true });
+    expect(status).to.equal(200);
+    expect(Number(body.result)).to.be.greaterThan(53_000);
+    expect(validateMirrorResponse('/api/v1/contracts/call', 'post', 200, body)).to.deep.equal([]);
+    const empty = await call({ from: f.alice.address, estimate: true });
+    expect(empty.status).to.equal(400);
+    expect(empty.body._status.messages[0].message).to.equal('Invalid parameter: to');
+  });
+
   it('answers a revert with 400 CONTRACT_REVERT_EXECUTED, the reason and the revert data', async () => {
     for (const estimate of [false, true]) {
       const { status, body } = await call({ to: f.contract.address, data: f.abi.encodeFunctionData('check', [42]), estimate });
