@@ -16,10 +16,9 @@ const TINYBAR = 10n ** 10n;
  * is refused, see the e2e report), and naming it costs nothing on the devnet.
  */
 const DEPLOY_GAS = 3_000_000n;
-const LEDGER_CHAIN_ID = 296n;
 
 const networks = [
-  { name: 'the ledger chain (hedera-testnet), key in the path', chainId: LEDGER_CHAIN_ID, request: (t: TestGateway) => new FetchRequest(`${t.gw.url}/hedera-testnet/v1/${t.key}/rpc`) },
+  { name: 'the ledger chain (hedera-testnet), key in the path', chainId: 296n, request: (t: TestGateway) => new FetchRequest(`${t.gw.url}/hedera-testnet/v1/${t.key}/rpc`) },
   {
     name: 'an EVM devnet (ethereum-sepolia), key in the X-API-KEY header',
     chainId: 11155111n,
@@ -108,23 +107,19 @@ describe('ethers v6 through the gateway', function () {
         expect(logs.map((l) => [l.address.toLowerCase(), l.transactionHash])).to.deep.equal([[(await contract.getAddress()).toLowerCase(), setTx.hash]]);
       });
 
-      // Reverts are checked on the ledger only: the devnet answers a reverting eth_call with the revert data as a
-      // result and eth_estimateGas with a non-standard error (see the e2e report).
-      if (network.chainId === LEDGER_CHAIN_ID) {
-        it('surfaces a revert as CALL_EXCEPTION with the reason, from a call and from a transaction', async () => {
-          // A call to the function, then a send: sending estimates gas first and the estimate reverts.
-          for (const attempt of [() => contract.fail(), () => contract.fail.send()]) {
-            let caught: unknown;
-            try {
-              await attempt();
-            } catch (err) {
-              caught = err;
-            }
-            expect(isError(caught, 'CALL_EXCEPTION'), String(caught)).to.equal(true);
-            expect((caught as { reason?: string }).reason).to.equal('Counter: always fails');
+      it('surfaces a revert as CALL_EXCEPTION with the reason, from a call and from a transaction', async () => {
+        // A call to the function, then a send: sending estimates gas first and the estimate reverts.
+        for (const attempt of [() => contract.fail(), () => contract.fail.send()]) {
+          let caught: unknown;
+          try {
+            await attempt();
+          } catch (err) {
+            caught = err;
           }
-        });
-      }
+          expect(isError(caught, 'CALL_EXCEPTION'), String(caught)).to.equal(true);
+          expect((caught as { reason?: string }).reason).to.equal('Counter: always fails');
+        }
+      });
     });
   }
 });
