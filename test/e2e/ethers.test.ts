@@ -11,11 +11,6 @@ import { untilHead } from './head.js';
 
 /** The ledger keeps balances in tinybar: 10^10 weibar. Amounts sent here are whole tinybar so they arrive exactly. */
 const TINYBAR = 10n ** 10n;
-/**
- * Deployments name their gas: the ledger relay cannot estimate a contract creation yet (eth_estimateGas without `to`
- * is refused, see the e2e report), and naming it costs nothing on the devnet.
- */
-const DEPLOY_GAS = 3_000_000n;
 
 const networks = [
   { name: 'the ledger chain (hedera-testnet), key in the path', chainId: 296n, request: (t: TestGateway) => new FetchRequest(`${t.gw.url}/hedera-testnet/v1/${t.key}/rpc`) },
@@ -57,7 +52,7 @@ describe('ethers v6 through the gateway', function () {
       it('finds the network and deploys the contract', async () => {
         expect((await provider.getNetwork()).chainId).to.equal(network.chainId);
         const { abi, bytecode } = counter();
-        const deployed = await new ContractFactory(abi, bytecode, wallet).deploy({ gasLimit: DEPLOY_GAS });
+        const deployed = await new ContractFactory(abi, bytecode, wallet).deploy();
         await deployed.waitForDeployment();
         const receipt = await deployed.deploymentTransaction()!.wait();
         expect(receipt?.status).to.equal(1);

@@ -12,11 +12,6 @@ import { untilHead } from './head.js';
 
 /** The ledger keeps balances in tinybar: 10^10 weibar. Amounts sent here are whole tinybar so they arrive exactly. */
 const TINYBAR = 10n ** 10n;
-/**
- * Deployments name their gas: the ledger relay cannot estimate a contract creation yet (eth_estimateGas without `to`
- * is refused, see the e2e report), and naming it costs nothing on the devnet.
- */
-const DEPLOY_GAS = 3_000_000n;
 
 const networks = [
   {
@@ -56,7 +51,7 @@ describe('viem through the gateway', function () {
 
       it('reads the chain id and deploys the contract', async () => {
         expect(await client().getChainId()).to.equal(network.chainId);
-        const hash = await wallet().deployContract({ abi: abi(), bytecode: counter().bytecode, gas: DEPLOY_GAS });
+        const hash = await wallet().deployContract({ abi: abi(), bytecode: counter().bytecode });
         const receipt = await client().waitForTransactionReceipt({ hash, pollingInterval: 50 });
         expect(receipt.status).to.equal('success');
         expect(receipt.contractAddress).to.match(/^0x[0-9a-fA-F]{40}$/);
