@@ -100,18 +100,30 @@ export class LedgerReads {
     return rows;
   }
 
-  latestBlock(): Promise<MirrorBlock> {
-    return this.cache.fresh('block:latest', this.latestMs, async () => {
+  /**
+   * The newest block. The mirror node's answer is reused for `latestMs`, but a newer block this relay has already
+   * served (a receipt's block, a block asked for by number) counts too: the head never trails what a client has seen.
+   */
+  async latestBlock(): Promise<MirrorBlock> {
+    const head = await this.cache.fresh('block:latest', this.latestMs, async () => {
       const body = await this.mirror.get<{ blocks: MirrorBlock[] }>('/api/v1/blocks?limit=1&order=desc');
       const block = body?.blocks?.[0];
       if (!block) throw new GatewayError('MIRROR_UNAVAILABLE', 'the mirror node has no blocks yet');
       this.cache.put(`block:${block.number}`, block);
-      return block;
+      return this.saw(block);
     });
+    return this.newest && this.newest.number > head.number ? this.newest : head;
   }
 
   blockByNumber(n: number): Promise<MirrorBlock | null> {
-    return this.cache.final(`block:${n}`, () => this.mirror.get<MirrorBlock>(`/api/v1/blocks/${n}`));
+    return this.cache.final(`block:${n}`, async () => this.saw(await this.mirror.get<MirrorBlock>(`/api/v1/blocks/${n}`)));
+  }
+
+  private newest?: MirrorBlock;
+
+  private saw<T extends MirrorBlock | null>(block: T): T {
+    if (block && (!this.newest || block.number > this.newest.number)) this.newest = block;
+    return block;
   }
 
   /** By 32-byte (Ethereum) hash; the mirror node matches it as a prefix of the 48-byte ledger hash. */
@@ -119,7 +131,7 @@ export class LedgerReads {
     return this.cache.final(`blockhash:${hash32}`, async () => {
       const block = await this.mirror.get<MirrorBlock>(`/api/v1/blocks/${hash32}`);
       if (block) this.cache.put(`block:${block.number}`, block);
-      return block;
+      return this.saw(block);
     });
   }
 

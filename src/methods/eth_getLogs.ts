@@ -41,8 +41,11 @@ async function blockRange(filter: Record<string, unknown>, env: MethodEnv): Prom
   const numberOf = async (ref: typeof fromRef) =>
     'number' in ref ? ref.number : ref.tag === 'earliest' ? ((await env.reads.earliestBlock())?.number ?? 0) : latest.number;
   const from = await numberOf(fromRef);
-  const to = Math.min(await numberOf(toRef), latest.number);
-  if (from > latest.number) return null;
+  const wanted = await numberOf(toRef);
+  // The head may be cached; a block named past it can already be on the mirror node, and then it is the head.
+  const head = wanted > latest.number && (await env.reads.blockByNumber(wanted)) ? wanted : latest.number;
+  const to = Math.min(wanted, head);
+  if (from > head) return null;
   if (from > to) throw new GatewayError('INVALID_PARAMS', `fromBlock ${from} is after toBlock ${to}`);
   if (to - from >= MAX_LOG_BLOCK_RANGE) throw new GatewayError('RANGE_TOO_LARGE', `at most ${MAX_LOG_BLOCK_RANGE} blocks per eth_getLogs call`);
   const [first, last] = await Promise.all([env.reads.blockByNumber(from), env.reads.blockByNumber(to)]);

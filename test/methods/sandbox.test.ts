@@ -172,6 +172,27 @@ describe('ledger relay against the ledger sandbox', function () {
     expect(history.reward).to.have.length(3);
   });
 
+  it('never reports a head older than a block it has served, and reads a named block past its cached head', async () => {
+    // Relays that would keep `latest` for a minute: the head they cache must not hide blocks they can see.
+    const sawReceipt = testRelay(CHAIN_ID, { mirrorUrl: sandbox.mirrorUrl }, { latestCacheMs: 60_000 });
+    const sawNothing = testRelay(CHAIN_ID, { mirrorUrl: sandbox.mirrorUrl }, { latestCacheMs: 60_000 });
+    try {
+      const staleHead = Number(await result(sawReceipt, 'eth_blockNumber', []));
+      await result(sawNothing, 'eth_blockNumber', []);
+      const receipt = (await (await contract.greet('head')).wait())!;
+      expect(receipt.blockNumber).to.be.greaterThan(staleHead);
+      const served = await result(sawReceipt, 'eth_getTransactionReceipt', [receipt.hash]);
+      expect(Number(await result(sawReceipt, 'eth_blockNumber', []))).to.be.at.least(Number(served.blockNumber));
+      const block = `0x${receipt.blockNumber.toString(16)}`;
+      for (const relayOf of [sawReceipt, sawNothing]) {
+        const logs = await result(relayOf, 'eth_getLogs', [{ address: await contract.getAddress(), fromBlock: block, toBlock: block }]);
+        expect(logs.map((l: { transactionHash: string }) => l.transactionHash)).to.deep.equal([receipt.hash]);
+      }
+    } finally {
+      await Promise.all([sawReceipt.close(), sawNothing.close()]);
+    }
+  });
+
   it('a revert in eth_call is error code 3 with the revert data', async () => {
     const outcome = await call(relay, 'eth_call', [{ to: await contract.getAddress(), data: contract.interface.encodeFunctionData('fail') }, 'latest']);
     expect(outcome).to.have.nested.property('error.code', 3);
