@@ -12,11 +12,6 @@ import { greeter } from './contract.js';
 import { serveRpc } from './rpcServer.js';
 
 const CHAIN_ID = 296;
-/**
- * Deployments name their gas: the sandbox's contracts/call requires `to`, as the OpenAPI document says, so it cannot
- * estimate a creation (the real mirror node can, and the relay asks it the same way).
- */
-const DEPLOY_GAS = 3_000_000n;
 type Sandbox = Awaited<ReturnType<typeof startLedgerSandbox>>;
 
 async function checked(relay: LedgerRelay, method: string, params: unknown[]): Promise<any> {
@@ -47,7 +42,7 @@ describe('ledger relay against the ledger sandbox', function () {
     provider = new JsonRpcProvider(server.url, CHAIN_ID, { staticNetwork: true, cacheTimeout: -1, pollingInterval: 50 });
     wallet = new Wallet(sandbox.accounts[0].privateKey, provider);
     const { abi, bytecode } = greeter();
-    const deployed = await new ContractFactory(abi, bytecode, wallet).deploy('hello', '0x', { gasLimit: DEPLOY_GAS });
+    const deployed = await new ContractFactory(abi, bytecode, wallet).deploy('hello', '0x');
     await deployed.waitForDeployment();
     deployReceipt = (await deployed.deploymentTransaction()!.wait())!;
     contract = deployed as unknown as Contract;
@@ -96,7 +91,7 @@ describe('ledger relay against the ledger sandbox', function () {
     const walletClient = createWalletClient({ chain, transport: http(), account, pollingInterval: 50 });
     const { abi, bytecode } = greeter();
 
-    const deployHash = await walletClient.deployContract({ abi, bytecode: bytecode as `0x${string}`, args: ['hello', '0x'], gas: DEPLOY_GAS });
+    const deployHash = await walletClient.deployContract({ abi, bytecode: bytecode as `0x${string}`, args: ['hello', '0x'] });
     const deployed = await publicClient.waitForTransactionReceipt({ hash: deployHash, pollingInterval: 50 });
     expect(deployed.status).to.equal('success');
     const address = deployed.contractAddress!;
