@@ -34,6 +34,10 @@ function banner(gw: Gateway): string {
 }
 
 async function main(): Promise<void> {
+  // `npm start | head` closes stdout early; a banner or shutdown line that cannot be written must not crash a gateway.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+  });
   let config;
   try {
     config = loadConfig();
