@@ -12,6 +12,8 @@ import {
   PrivateKey,
   ReceiptStatusError,
   Status,
+  Timestamp,
+  TransactionId,
   TransactionRecordQuery,
 } from '@hashgraph/sdk';
 import { proto } from '@hashgraph/proto';
@@ -148,6 +150,18 @@ describe('sandbox: ledger consensus node with the real SDK', () => {
     }
     const balance = await new AccountBalanceQuery().setAccountId(sandbox.accounts[0].accountId).execute(client);
     expect(balance.hbars.toTinybars().toNumber()).to.be.greaterThan(0);
+  });
+
+  it('spells transaction ids as the mirror node does (9-digit nanos) and finds them by either spelling', async () => {
+    const validStart = new Timestamp(Math.floor(Date.now() / 1000) - 5, 1_234);
+    const raw = await sign({ to: sandbox.accounts[3].address, value: 1n, gasLimit: 21_000 });
+    const response = await ethereumTransaction(raw)
+      .setTransactionId(TransactionId.withValidStart(AccountId.fromString(sandbox.operator.accountId), validStart))
+      .execute(client);
+    await response.getReceipt(client);
+    const padded = `${sandbox.operator.accountId}-${validStart.seconds.toString()}-000001234`;
+    expect(sandbox.chain.transactionById(padded)?.transactionId).to.equal(padded);
+    expect(sandbox.chain.transactionById(`${sandbox.operator.accountId}-${validStart.seconds.toString()}-1234`)?.transactionId).to.equal(padded);
   });
 
   it('keeps the ledger record of fees and transfers', async () => {

@@ -17,6 +17,7 @@ import { decodeSigned, withCallData } from './ethereum.js';
 import { FileStore } from './files.js';
 import {
   ConsensusClock,
+  canonicalTransactionIdString,
   entityId,
   entityNum,
   longZeroAddress,
@@ -184,7 +185,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     return this.#txByEthHash.get(hash.toLowerCase());
   }
   transactionById(transactionId: string): LedgerTransaction | undefined {
-    return this.#txById.get(transactionId);
+    return this.#txById.get(canonicalTransactionIdString(transactionId));
   }
   account(idOrAddress: string): LedgerAccount | undefined {
     if (idOrAddress.startsWith('0x')) return this.#byAddress.get(idOrAddress.toLowerCase());

@@ -13,9 +13,14 @@ export function longZeroAddress(num: number): string {
   return `0x${num.toString(16).padStart(40, '0')}`;
 }
 
-/** `0.0.<payer>-<seconds>-<nanos>`, the mirror node's spelling of a transaction id. */
+/** `0.0.<payer>-<seconds>-<9-digit nanos>`, the mirror node's spelling of a transaction id. */
 export function transactionIdString(payer: string, validStartSeconds: bigint | number, validStartNanos: number): string {
-  return `${payer}-${validStartSeconds}-${validStartNanos}`;
+  return `${payer}-${validStartSeconds}-${String(validStartNanos).padStart(9, '0')}`;
+}
+
+/** A transaction id in the mirror node's spelling, whether its nanos were padded or not. */
+export function canonicalTransactionIdString(id: string): string {
+  return id.replace(/-(\d{1,9})$/, (_, nanos: string) => `-${nanos.padStart(9, '0')}`);
 }
 
 /** `<seconds>.<9-digit nanos>` from nanoseconds since the epoch. */

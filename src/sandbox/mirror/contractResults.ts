@@ -75,9 +75,7 @@ export function contractResultRoutes(view: LedgerView, records: EthRecords): Rou
   function byIdOrHash(idOrHash: string): LedgerTransaction | undefined {
     const txId = canonicalTransactionId(idOrHash);
     if (txId) {
-      // Ledger records may spell the valid-start nanos with or without padding.
-      const unpadded = txId.replace(/-0*(\d+)$/, '-$1');
-      const tx = view.transactionById(txId) ?? view.transactionById(unpadded);
+      const tx = view.transactionById(txId);
       return tx?.ethHash ? tx : undefined;
     }
     return view.transactionByEthHash(idOrHash.startsWith('0x') ? idOrHash.toLowerCase() : `0x${idOrHash.toLowerCase()}`);
