@@ -216,7 +216,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
 
   /** The receipt as the ledger would answer it; undefined when the transaction id was never submitted. */
   receipt(transactionId: string): Receipt | undefined {
-    const tx = this.#txById.get(transactionId);
+    const tx = this.transactionById(transactionId);
     if (tx) return { status: tx.result, transaction: tx };
     return this.#pendingIds.has(transactionId) ? { status: 'UNKNOWN' } : undefined;
   }
@@ -427,7 +427,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     const item = h.item;
     const record: LedgerTransaction = {
       consensusTimestamp: timestampString(h.consensusNs),
-      transactionId: item.transactionId,
+      transactionId: canonicalTransactionIdString(item.transactionId),
       payerAccountId: item.payer,
       name: item.name,
       result: h.result,
