@@ -19,7 +19,7 @@ import type { Limiter } from './limits/types.js';
 import type { LocalUpstreams } from './localUpstreams.js';
 import { createLogger } from './log.js';
 import { createMcpHandler } from './mcp/handler.js';
-import { registry } from './metrics.js';
+import { instrumentRelay, registry } from './metrics.js';
 import { createRestProxy } from './rest/proxy.js';
 import type { RpcBackend } from './rpc/answer.js';
 import { EvmForwarder } from './rpc/evmForwarder.js';
@@ -170,7 +170,7 @@ class Backends {
 
   private relay(network: NetworkRef): Promise<LedgerRelay> {
     return startOnce(this.relays, network.id, async () =>
-      createLedgerRelay({ chainId: network.network.chainId, ledger: await this.ledgerConfig(network), relay: this.config.relay }),
+      instrumentRelay(network.id, createLedgerRelay({ chainId: network.network.chainId, ledger: await this.ledgerConfig(network), relay: this.config.relay })),
     );
   }
 

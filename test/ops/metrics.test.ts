@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import type { TestGateway } from '../support/gateway.js';
 import { startOpsGateway } from './support.js';
@@ -39,6 +40,8 @@ describe('metrics: /metrics exposition', function () {
     const auth = { 'x-api-key': t.key };
     await rpc('/hedera-testnet/rpc', auth);
     await rpc('/hedera-testnet/rpc', auth, 'eth_chainId');
+    await rpc('/hedera-testnet/rpc', auth, 'eth_blockNumber');
+    await rpc('/hedera-testnet/rpc', auth, 'eth_madeUpMethod');
     await rpc('/ethereum-sepolia/rpc', auth);
     await fetch(`${t.gw.url}/hedera-testnet/api/v1/blocks?limit=1`, { headers: auth });
     await rpc('/hedera-testnet/rpc', {}); // 401
@@ -81,6 +84,35 @@ describe('metrics: /metrics exposition', function () {
     const upstream = samples(text, 'gateway_upstream_requests_total');
     expect(upstream.length).to.be.greaterThan(0);
     for (const s of upstream) expect(s.labels.upstream).to.not.match(/\/v1\/|@/);
+  });
+
+  it('counts ledger relay calls by method and outcome, with unsupported methods as other', () => {
+    const calls = samples(text, 'gateway_relay_calls_total').filter((s) => s.labels.network === 'hedera-testnet');
+    const count = (method: string, outcome: string) => calls.find((s) => s.labels.method === method && s.labels.outcome === outcome)?.value ?? 0;
+    expect(count('eth_blockNumber', 'ok')).to.be.at.least(2);
+    expect(count('eth_chainId', 'ok')).to.be.at.least(1);
+    expect(count('other', '-32601')).to.be.at.least(1);
+    expect(calls.map((s) => s.labels.method)).to.not.include('eth_madeUpMethod');
+  });
+
+  it('exports the relay read cache and mirror client counts', () => {
+    const cache = samples(text, 'gateway_relay_cache_requests_total').filter((s) => s.labels.network === 'hedera-testnet');
+    expect(cache.map((s) => s.labels.result)).to.have.members(['hit', 'miss', 'coalesced']);
+    expect(cache.reduce((sum, s) => sum + s.value, 0)).to.be.greaterThan(0);
+    const mirror = samples(text, 'gateway_relay_mirror_requests_total').filter((s) => s.labels.network === 'hedera-testnet');
+    expect(mirror.find((s) => s.labels.kind === 'attempt')?.value).to.be.greaterThan(0);
+  });
+
+  it('exports every metric the Grafana dashboard and the alert rules query', () => {
+    const root = new URL('../../', import.meta.url);
+    const queries = [
+      ...JSON.stringify(JSON.parse(readFileSync(new URL('ops/grafana-dashboard.json', root), 'utf8'))).matchAll(/"expr":"((?:[^"\\]|\\.)*)"/g),
+      ...readFileSync(new URL('ops/alerts.yml', root), 'utf8').matchAll(/expr: ([^\n]*(?:\n {12,}[^\n]*)*)/g),
+    ].map((m) => m[1]);
+    expect(queries.length).to.be.greaterThan(20);
+    const families = new Set(queries.flatMap((q) => [...q.matchAll(/\b((?:gateway|process|nodejs)_[a-z0-9_]+)/g)].map((m) => m[1].replace(/_(bucket|sum|count)$/, ''))));
+    const missing = [...families].filter((f) => !text.includes(`# TYPE ${f} `));
+    expect(missing).to.deep.equal([]);
   });
 
   it('exports limiter and process metrics', () => {
