@@ -170,7 +170,7 @@ class Backends {
 
   private relay(network: NetworkRef): Promise<LedgerRelay> {
     return startOnce(this.relays, network.id, async () =>
-      instrumentRelay(network.id, createLedgerRelay({ chainId: network.network.chainId, ledger: await this.ledgerConfig(network), relay: this.config.relay })),
+      instrumentRelay(network.id, createLedgerRelay({ network: network.id, chainId: network.network.chainId, ledger: await this.ledgerConfig(network), relay: this.config.relay })),
     );
   }
 

@@ -51,6 +51,13 @@ export function outcomeOf(status: number): string {
   return status < 500 ? 'client_error' : 'server_error';
 }
 
+export const consensusSubmissions = new Counter({
+  name: 'gateway_consensus_submissions_total',
+  help: 'Transactions the ledger relay submitted to consensus nodes, by the ledger status they ended with (error when none came back)',
+  labelNames: ['status'] as const,
+  registers: [registry],
+});
+
 export const relayCalls = new Counter({
   name: 'gateway_relay_calls_total',
   help: 'Ledger relay JSON-RPC calls by network, method and outcome (ok or the JSON-RPC error code); unsupported methods count as other',

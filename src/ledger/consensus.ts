@@ -16,6 +16,7 @@ import {
   type FileId,
 } from '@hashgraph/sdk';
 import { GatewayError } from '../errors.js';
+import { consensusSubmissions } from '../metrics.js';
 import type { LedgerConfig } from '../config/schema.js';
 
 /** Call data above this many bytes goes through the file service (a ledger transaction is at most 6 KiB). */
@@ -83,10 +84,12 @@ export class ConsensusClient {
         if (!(err instanceof ReceiptStatusError)) throw err;
         status = err.status.toString();
       }
+      consensusSubmissions.inc({ status });
       if (!EXECUTED.has(status)) throw new GatewayError('SUBMISSION_FAILED', status);
       return { transactionId, status, ...(callDataFileId ? { callDataFileId: callDataFileId.toString() } : {}) };
     } catch (err) {
       if (err instanceof GatewayError) throw err;
+      consensusSubmissions.inc({ status: err instanceof PrecheckStatusError ? err.status.toString() : 'error' });
       if (err instanceof PrecheckStatusError) throw new GatewayError('SUBMISSION_FAILED', err.status.toString());
       throw new GatewayError('SUBMISSION_FAILED', (err as Error).message);
     }

@@ -6,6 +6,7 @@
 import { Pool } from 'undici';
 import { parse as losslessParse } from 'lossless-json';
 import { GatewayError } from '../errors.js';
+import { upstreamDuration, upstreamRequests } from '../metrics.js';
 
 export interface MirrorOptions {
   /** Base URL without /api/v1. */
@@ -16,6 +17,8 @@ export interface MirrorOptions {
   timeoutMs: number;
   retries: number;
   totalMs: number;
+  /** Network id for the upstream metrics (the REST passthrough labels the same mirror node the same way). */
+  network?: string;
 }
 
 export interface MirrorStats {
@@ -121,6 +124,9 @@ export class MirrorClient {
       this.stats.requests++;
       const timeout = Math.min(this.opts.timeoutMs, remaining);
       let retryAfterMs = 0;
+      const labels = { network: this.opts.network ?? '', upstream: 'mirror' };
+      const stop = upstreamDuration.startTimer(labels);
+      let outcome = 'error';
       try {
         const res = await t.pool.request({
           path: t.prefix + path,
@@ -132,6 +138,7 @@ export class MirrorClient {
           signal: AbortSignal.timeout(timeout),
         });
         const text = await res.body.text();
+        outcome = String(res.statusCode);
         // 501 is the mirror node saying it cannot do this call at all: retrying will not help.
         if ((res.statusCode < 500 && res.statusCode !== 429) || res.statusCode === 501) return { status: res.statusCode, text };
         lastProblem = `HTTP ${res.statusCode}`;
@@ -139,6 +146,9 @@ export class MirrorClient {
         if (Number.isFinite(retryAfter)) retryAfterMs = retryAfter * 1000;
       } catch (err) {
         lastProblem = (err as Error).name === 'TimeoutError' || /timeout/i.test((err as Error).message) ? `no answer within ${timeout} ms` : (err as Error).message;
+      } finally {
+        stop();
+        upstreamRequests.inc({ ...labels, outcome });
       }
       if (attempt < this.opts.retries) {
         const backoff = Math.max(retryAfterMs, Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** attempt));

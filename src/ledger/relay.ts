@@ -29,6 +29,8 @@ export interface LedgerRelayOptions {
   relay: Config['relay'];
   /** Where unexpected failures (bugs, not JSON-RPC errors) are reported. */
   logger?: Logger;
+  /** Network id, for metric labels. */
+  network?: string;
 }
 
 export function createLedgerRelay(opts: LedgerRelayOptions): LedgerRelay {
@@ -40,6 +42,7 @@ export function createLedgerRelay(opts: LedgerRelayOptions): LedgerRelay {
     timeoutMs: relay.mirrorTimeoutMs,
     retries: relay.mirrorRetries,
     totalMs: relay.mirrorTotalMs,
+    network: opts.network,
   });
   const cache = new ReadCache(relay.cacheBytes);
   const reads = new LedgerReads(mirror, cache, relay.latestCacheMs);

@@ -1,6 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
+import { JsonRpcProvider, Wallet } from 'ethers';
+import { sandboxAccounts } from '../../src/sandbox/accounts.js';
 import type { TestGateway } from '../support/gateway.js';
 import { startOpsGateway } from './support.js';
 
@@ -42,6 +44,11 @@ describe('metrics: /metrics exposition', function () {
     await rpc('/hedera-testnet/rpc', auth, 'eth_chainId');
     await rpc('/hedera-testnet/rpc', auth, 'eth_blockNumber');
     await rpc('/hedera-testnet/rpc', auth, 'eth_madeUpMethod');
+    // One transaction through the relay to the sandbox's consensus stand-in.
+    const provider = new JsonRpcProvider(`${t.gw.url}/hedera-testnet/v1/${t.key}/rpc`, 296, { staticNetwork: true, cacheTimeout: -1 });
+    const wallet = new Wallet(sandboxAccounts()[9].privateKey, provider);
+    await (await wallet.sendTransaction({ to: wallet.address, value: 1n })).wait();
+    provider.destroy();
     await rpc('/ethereum-sepolia/rpc', auth);
     await fetch(`${t.gw.url}/hedera-testnet/api/v1/blocks?limit=1`, { headers: auth });
     await rpc('/hedera-testnet/rpc', {}); // 401
@@ -93,6 +100,18 @@ describe('metrics: /metrics exposition', function () {
     expect(count('eth_chainId', 'ok')).to.be.at.least(1);
     expect(count('other', '-32601')).to.be.at.least(1);
     expect(calls.map((s) => s.labels.method)).to.not.include('eth_madeUpMethod');
+  });
+
+  it('counts consensus submissions by status', () => {
+    const submissions = samples(text, 'gateway_consensus_submissions_total');
+    expect(submissions.find((s) => s.labels.status === 'SUCCESS')?.value).to.be.at.least(1);
+  });
+
+  it('counts and times the relay mirror-node lookups like the REST passthrough, by network', () => {
+    const mirror = (name: string) => samples(text, name).filter((s) => s.labels.network === 'hedera-testnet' && s.labels.upstream === 'mirror');
+    // One REST request went to the mirror node; the relay's lookups add to it.
+    expect(mirror('gateway_upstream_requests_total').reduce((sum, s) => sum + s.value, 0)).to.be.greaterThan(1);
+    expect(mirror('gateway_upstream_request_duration_seconds_count')[0]?.value).to.be.greaterThan(1);
   });
 
   it('exports the relay read cache and mirror client counts', () => {
