@@ -161,7 +161,8 @@ describe('shutdown: SIGTERM', function () {
 
   it('bounds the drain: a request that never finishes and an open WebSocket are cut off after the grace period', async () => {
     const t = await startOpsGateway({
-      server: { shutdownGraceMs: 300 },
+      // close() also waits for upstream pools, whose in-flight requests end at the upstream timeout.
+      server: { shutdownGraceMs: 300, upstreamTimeoutMs: 1_000 },
       sandbox: { enabled: false },
       chains: {
         slow: { displayName: 'Slow', networks: { mainnet: { chainId: 990_778, upstreams: [upstreamUrl] } } },
