@@ -3,28 +3,23 @@
  * The load comes from a separate process (autocannon, fixed concurrency); each figure is the median of RUNS runs
  * after a warm-up. Nothing here asserts a time.
  */
-import { execFile } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { execFile, spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import pino from 'pino';
-import { startGateway, type Gateway } from '../src/app.js';
-import { loadConfig } from '../src/config/load.js';
 import type { ConfigInput } from '../src/config/schema.js';
-import { createLimiter } from '../src/limits/index.js';
-import type { Limiter } from '../src/limits/types.js';
 import { measureKeyVerification } from './keysVerify.js';
-import { LATEST_BLOCK, startMirrorStub } from './mirrorStub.js';
+import { COUNT_PATH, LATEST_BLOCK } from './mirrorStub.js';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const WARMUP_SECONDS = 2;
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 interface Figures {
   rps: number;
@@ -56,51 +51,60 @@ async function measure(url: string, bodies: string[], headers: Record<string, st
   return { rps: pick('rps'), p50: pick('p50'), p99: pick('p99'), non2xx: pick('non2xx'), errors: pick('errors'), total: pick('total') };
 }
 
-/** A bare node:http server answering one constant body: the floor any gateway is measured against. */
-async function constantServer(body: string): Promise<{ url: string; close(): Promise<void> }> {
-  const server = http.createServer((req, res) => {
-    req.resume();
-    req.once('end', () => res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body));
+/** A child process running a bench script that prints one JSON line when ready. */
+interface Child {
+  info: { url: string; key?: string; error?: string };
+  pid: number;
+  stop(): Promise<void>;
+}
+
+async function child(script: string, args: string[]): Promise<Child> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL(script, import.meta.url)), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const info = await new Promise<Child['info']>((resolve, reject) => {
+    let buffered = '';
+    proc.stdout.on('data', (chunk) => {
+      buffered += chunk;
+      const line = buffered.indexOf('\n');
+      if (line >= 0) resolve(JSON.parse(buffered.slice(0, line)));
+    });
+    proc.once('exit', (code) => reject(new Error(`${script} exited with ${code} before it was ready`)));
   });
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
-    close: () => {
-      server.closeAllConnections();
-      return new Promise((r) => server.close(() => r()));
-    },
+    info,
+    pid: proc.pid!,
+    stop: () =>
+      new Promise((resolve) => {
+        if (proc.exitCode !== null) return resolve();
+        proc.once('exit', () => resolve());
+        proc.kill('SIGTERM');
+      }),
   };
 }
 
-/** A limiter that admits everything: the "limits off" baseline (it has no backend; it reports the cheaper one). */
-const noLimits: Limiter = {
-  backend: 'memory',
-  charge: async () => ({ allowed: true, limit: 0, remaining: 0, resetSeconds: 0 }),
-  chargeWrite: async () => ({ allowed: true, limit: 0, remaining: 0, resetSeconds: 0 }),
-  ping: async () => true,
-  close: async () => {},
-};
+const constantServer = (body: string) => child('./stubServer.ts', ['constant', body]);
+/** The key store the gateways use: Postgres as in production when reachable, else the embedded PGlite (~280 MB). */
+let databaseUrl: string | undefined;
+const gateway = (chains: ConfigInput['chains'], limiter: 'off' | 'memory' | 'redis' = 'memory') =>
+  child('./gatewayServer.ts', [JSON.stringify({ chains, limiter, redisUrl: REDIS_URL, databaseUrl })]);
 
-async function gateway(chains: ConfigInput['chains'], limiter?: Limiter): Promise<{ gw: Gateway; key: string }> {
-  const config = loadConfig({
-    env: {},
-    overrides: {
-      server: { port: 0 },
-      keys: { dataDir: 'memory://', demoKey: false },
-      sandbox: { enabled: false },
-      log: { level: 'info' },
-      chains,
-      // The relay is open to paid plans; the benchmark key is on one with limits far above any load it sends.
-      plans: { enterprise: { requestsPerSecond: 1e9, monthlyQuota: 1e15, apis: ['rpc', 'rest', 'graphql', 'beta-graphql', 'mcp'] } },
-    },
+function reachable(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect({ host: hostname, port: Number(port) || 5432 });
+    socket.setTimeout(1_000, () => (socket.destroy(), resolve(false)));
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
   });
-  // Production logs at info; the line is written to /dev/null so its cost is measured but not its I/O.
-  const logger = pino({ level: 'info' }, pino.destination('/dev/null'));
-  const gw = await startGateway(config, { logger, limiter });
-  const account = await gw.keyStore.createAccount({ name: 'bench' });
-  const { key } = await gw.keyStore.createKey({ accountId: account.id, name: 'bench', plan: 'enterprise', flags: ['relay_beta', 'heavy_writes'] });
-  return { gw, key };
+}
+
+/** Resident memory of a process, from /proc (Linux), in bytes. */
+function rssOf(pid: number): number {
+  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return Number(kb ?? 0) * 1024;
+}
+
+async function mirrorRequests(mirrorUrl: string): Promise<number> {
+  return Number(await (await fetch(new URL(COUNT_PATH, mirrorUrl))).text());
 }
 
 const evmChains = (upstream: string): ConfigInput['chains'] => ({
@@ -145,7 +149,9 @@ const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFracti
 const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
 
 async function main() {
-  const results: Record<string, unknown> = { connections: CONNECTIONS, seconds: SECONDS, runs: RUNS, node: process.version };
+  databaseUrl = (await reachable(DATABASE_URL)) ? DATABASE_URL : undefined;
+  const keyStore = databaseUrl ? 'Postgres' : 'embedded PGlite';
+  const results: Record<string, unknown> = { connections: CONNECTIONS, seconds: SECONDS, runs: RUNS, node: process.version, keyStore };
   const verification = await measureKeyVerification();
   results.keyVerification = verification;
   const rows: string[][] = [];
@@ -157,11 +163,10 @@ async function main() {
   // 1. Edge cost: full edge against a bare node:http server with the same answer.
   {
     const bare = await constantServer('{"jsonrpc":"2.0","id":1,"result":"0xaa36a7"}');
-    const baseline = await measure(bare.url, [chainIdBody]);
-    const { gw, key } = await gateway(evmChains(bare.url));
-    const edge = await measure(`${gw.url}/ethereum-sepolia/rpc`, [chainIdBody], { 'x-api-key': key });
-    await gw.close();
-    await bare.close();
+    const baseline = await measure(bare.info.url, [chainIdBody]);
+    const gw = await gateway(evmChains(bare.info.url));
+    const edge = await measure(`${gw.info.url}/ethereum-sepolia/rpc`, [chainIdBody], { 'x-api-key': gw.info.key! });
+    await Promise.all([gw.stop(), bare.stop()]);
     row('edge: bare node:http (baseline)', baseline);
     row('edge: gateway eth_chainId', edge, `${fmt(edge.rps / baseline.rps, 2)}x baseline throughput`);
     results.edge = { baseline, gateway: edge, throughputRatio: edge.rps / baseline.rps };
@@ -172,34 +177,34 @@ async function main() {
     const blockBody = JSON.stringify({ jsonrpc: '2.0', id: 0, result: { number: '0x1', hash: `0x${'ab'.repeat(32)}`, transactions: [] } });
     const stub = await constantServer(blockBody);
     const body = call('eth_getBlockByNumber', ['0x1', false]);
-    const direct = await measure(stub.url, [body]);
-    const { gw, key } = await gateway(evmChains(stub.url));
-    const forwarded = await measure(`${gw.url}/ethereum/rpc`, [body], { 'x-api-key': key });
-    await gw.close();
-    await stub.close();
+    const direct = await measure(stub.info.url, [body]);
+    const gw = await gateway(evmChains(stub.info.url));
+    const forwarded = await measure(`${gw.info.url}/ethereum/rpc`, [body], { 'x-api-key': gw.info.key! });
+    await Promise.all([gw.stop(), stub.stop()]);
     row('forward: stub directly (baseline)', direct);
     row('forward: gateway -> stub', forwarded, `+${fmt(forwarded.p50 - direct.p50, 2)} ms p50, +${fmt(forwarded.p99 - direct.p99, 2)} ms p99, ${fmt(forwarded.rps / direct.rps, 2)}x throughput`);
     results.forwarding = { direct, gateway: forwarded, addedP50: forwarded.p50 - direct.p50, addedP99: forwarded.p99 - direct.p99, throughputRatio: forwarded.rps / direct.rps };
   }
 
-  // 3 and 5. Relay on the production mix against a counting mirror stub, cold then warm; memory idle and under load.
+  // 3 and 5. Relay on the production mix against a counting mirror stub, cold then warm; the gateway's memory.
   {
-    const mirror = await startMirrorStub();
-    const { gw, key } = await gateway(ledgerChains(mirror.url));
-    const url = `${gw.url}/hedera-testnet/rpc`;
+    const mirror = await child('./stubServer.ts', ['mirror']);
+    const gw = await gateway(ledgerChains(mirror.info.url));
+    const url = `${gw.info.url}/hedera-testnet/rpc`;
+    const headers = { 'x-api-key': gw.info.key! };
     const bodies = relayMix();
-    const idleRss = process.memoryUsage().rss;
+    const idleRss = rssOf(gw.pid);
     let peakRss = idleRss;
-    const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 200);
-    const before = mirror.requests();
-    const cold = await load(url, bodies, { 'x-api-key': key });
-    const coldPerRequest = (mirror.requests() - before) / cold.total;
-    const warmStart = mirror.requests();
-    const warm = await measure(url, bodies, { 'x-api-key': key }, false);
-    const warmPerRequest = (mirror.requests() - warmStart) / (warm.total * RUNS);
+    const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssOf(gw.pid))), 200);
+    const before = await mirrorRequests(mirror.info.url);
+    const cold = await load(url, bodies, headers);
+    const warmStart = await mirrorRequests(mirror.info.url);
+    const warm = await measure(url, bodies, headers, false);
+    const warmEnd = await mirrorRequests(mirror.info.url);
     clearInterval(sampler);
-    await gw.close();
-    await mirror.close();
+    await Promise.all([gw.stop(), mirror.stop()]);
+    const coldPerRequest = (warmStart - before) / cold.total;
+    const warmPerRequest = (warmEnd - warmStart) / (warm.total * RUNS);
     row('relay mix: cold cache', cold, `${fmt(coldPerRequest, 2)} mirror requests per relay request`);
     row('relay mix: warm', warm, `${fmt(warmPerRequest, 3)} mirror requests per relay request`);
     results.relay = { cold, warm, mirrorPerRequestCold: coldPerRequest, mirrorPerRequestWarm: warmPerRequest };
@@ -210,26 +215,13 @@ async function main() {
   {
     const bare = await constantServer('{"jsonrpc":"2.0","id":1,"result":"0x1"}');
     const figures: Record<string, Figures> = {};
-    const limits = loadConfig({ env: {} }).limits;
-    const usage = { addUsage: async () => {}, usage: async () => 0 };
-    const variants: Array<[string, () => Promise<Limiter>]> = [
-      ['off', async () => noLimits],
-      ['memory', () => createLimiter({ limits, usage })],
-      ['redis', () => createLimiter({ limits: { ...limits, redisUrl: REDIS_URL, redisFailure: 'fail-closed' }, usage })],
-    ];
-    for (const [name, make] of variants) {
-      const limiter = await make();
-      if (!(await limiter.ping())) {
-        rows.push([`limiter: ${name}`, 'skipped', '', '', `backend unreachable (${REDIS_URL})`]);
-        await limiter.close();
-        continue;
-      }
-      const { gw, key } = await gateway(evmChains(bare.url), limiter);
-      figures[name] = await measure(`${gw.url}/ethereum-sepolia/rpc`, [chainIdBody], { 'x-api-key': key });
-      await gw.close();
-      await limiter.close();
+    for (const name of ['off', 'memory', 'redis'] as const) {
+      const gw = await gateway(evmChains(bare.info.url), name);
+      if (gw.info.error) rows.push([`limiter: ${name}`, 'skipped', '', '', `${gw.info.error} (${REDIS_URL})`]);
+      else figures[name] = await measure(`${gw.info.url}/ethereum-sepolia/rpc`, [chainIdBody], { 'x-api-key': gw.info.key! });
+      await gw.stop();
     }
-    await bare.close();
+    await bare.stop();
     const off = figures.off;
     for (const [name, f] of Object.entries(figures)) {
       const perRequestUs = (1 / f.rps - 1 / off.rps) * 1e6;
@@ -240,11 +232,11 @@ async function main() {
 
   const widths = [0, 1, 2, 3, 4].map((i) => Math.max(...[['case', 'req/s', 'p50 ms', 'p99 ms', 'comparison'], ...rows].map((r) => (r[i] ?? '').length)));
   const line = (r: string[]) => r.map((c, i) => (i > 0 && i < 4 ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ');
-  console.log(`\nconcurrency ${CONNECTIONS}, ${SECONDS} s per run, median of ${RUNS} runs after a ${WARMUP_SECONDS} s warm-up, ${process.version}\n`);
+  console.log(`\nconcurrency ${CONNECTIONS}, ${SECONDS} s per run, median of ${RUNS} runs after a ${WARMUP_SECONDS} s warm-up, ${process.version}, ${keyStore} key store\n`);
   console.log(line(['case', 'req/s', 'p50 ms', 'p99 ms', 'comparison']));
   for (const r of rows) console.log(line(r));
   const memory = results.memory as { idleRssMb: number; peakRssUnderRelayLoadMb: number };
-  console.log(`\nmemory: ${memory.idleRssMb} MB resident at idle, ${memory.peakRssUnderRelayLoadMb} MB peak under the relay load`);
+  console.log(`\ngateway process memory: ${memory.idleRssMb} MB resident at idle, ${memory.peakRssUnderRelayLoadMb} MB peak under the relay load`);
   const us = (ns: number) => `${fmt(ns / 1000, 2)} us`;
   console.log(
     `key verification (${verification.store} store): ${us(verification.warmNs)} per request with a warm cache ` +
