@@ -67,7 +67,7 @@ export async function startGateway(config: Config, opts: GatewayOptions = {}): P
     if (local) return local.upstreams(network);
     throw new GatewayError('UPSTREAM_NOT_CONFIGURED', network.id);
   };
-  const backends = new Backends(config, upstreams, local);
+  const backends = new Backends(config, upstreams, local, logger);
 
   const server = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 120_000 });
   server.listen(config.server.port, config.server.host);
@@ -152,6 +152,7 @@ class Backends {
     private readonly config: Config,
     private readonly upstreams: UpstreamResolver,
     private readonly local: LocalUpstreams | undefined,
+    private readonly logger: Logger,
   ) {}
 
   async for(network: NetworkRef): Promise<RpcBackend> {
@@ -170,7 +171,13 @@ class Backends {
 
   private relay(network: NetworkRef): Promise<LedgerRelay> {
     return startOnce(this.relays, network.id, async () =>
-      instrumentRelay(network.id, createLedgerRelay({ network: network.id, chainId: network.network.chainId, ledger: await this.ledgerConfig(network), relay: this.config.relay })),
+      instrumentRelay(network.id, createLedgerRelay({
+          network: network.id,
+          chainId: network.network.chainId,
+          ledger: await this.ledgerConfig(network),
+          relay: this.config.relay,
+          logger: this.logger,
+        })),
     );
   }
 

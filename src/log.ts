@@ -1,11 +1,14 @@
 import pino, { type Logger } from 'pino';
-import { redactPath } from './edge/route.js';
-
-/** Key-shaped strings (`pk_...` and long opaque tokens after /v1/) are masked wherever they slip into a message. */
+/** Key-shaped strings (`pk_...`) are masked wherever they slip into a message. */
 const KEY_PATTERN = /\b(pk_[a-z]+_)[A-Za-z0-9_-]{8,}/g;
+/**
+ * In free text (an upstream error echoing a URL) a path-auth segment can stand anywhere, so every `/v1/<segment>`
+ * is masked; masking `/api/v1/accounts` there too costs a log reader little. Request paths use `redactPath`.
+ */
+const PATH_KEY_PATTERN = /\/v1\/(?!graphql(?:[/?\s"']|$))[^/?\s"']+/g;
 
 export function redactText(text: string): string {
-  return redactPath(text).replace(KEY_PATTERN, '$1***');
+  return text.replace(PATH_KEY_PATTERN, '/v1/***').replace(KEY_PATTERN, '$1***');
 }
 
 /** Every string in a log object, at any depth, is scrubbed; errors become plain objects so their text is too. */

@@ -18,6 +18,7 @@ export const ENV_OVERRIDES: Record<string, { path: string[]; type: 'string' | 'i
   BODY_LIMIT_BYTES: { path: ['server', 'bodyLimitBytes'], type: 'int' },
   MAX_BATCH_SIZE: { path: ['server', 'maxBatchSize'], type: 'int' },
   UPSTREAM_TIMEOUT_MS: { path: ['server', 'upstreamTimeoutMs'], type: 'int' },
+  SHUTDOWN_GRACE_MS: { path: ['server', 'shutdownGraceMs'], type: 'int' },
   DATABASE_URL: { path: ['keys', 'databaseUrl'], type: 'string' },
   DATA_DIR: { path: ['keys', 'dataDir'], type: 'string' },
   KEY_CACHE_TTL_MS: { path: ['keys', 'cacheTtlMs'], type: 'int' },

@@ -141,9 +141,12 @@ function decodeURIComponentSafe(s: string): string {
   }
 }
 
-/** Replaces the key segment of a path-auth URL so it can be logged or echoed. */
+/**
+ * Replaces the key segment of a path-auth URL so it can be logged or echoed. Path auth puts `/v1/<key>` first, or
+ * right after the bare domain's network segment; a later `/v1/` (as in `/api/v1/accounts`) is the API's own path.
+ */
 export function redactPath(url: string): string {
-  return url.replace(/\/v1\/(?!graphql(?:[/?]|$))[^/?]+/, '/v1/***');
+  return url.replace(/^((?:\/(?!api\/)[^/?]+)?\/v1\/)(?!graphql(?:[/?]|$))[^/?]+/, '$1***');
 }
 
 function stripPort(host: string): string {

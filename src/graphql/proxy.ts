@@ -84,7 +84,7 @@ export function createGraphqlProxy(opts: GraphqlProxyOptions): ApiHandler {
       await new Promise((r) => setTimeout(r, wss.clients.size > 0 ? SHUTDOWN_CLOSE_MS : 0));
       for (const client of wss.clients) client.terminate();
       wss.close();
-      await agent.close();
+      await agent.destroy();
     },
 
     async upgrade(ctx: UpgradeContext): Promise<void> {

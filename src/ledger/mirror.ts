@@ -110,8 +110,9 @@ export class MirrorClient {
     return { status, body: text ? JSON.parse(text) : null };
   }
 
+  /** At shutdown, after the edge drained: anything still in flight is abandoned, not waited for. */
   async close(): Promise<void> {
-    await Promise.all([...new Set([this.rest.pool, this.call.pool])].map((p) => p.close()));
+    await Promise.all([...new Set([this.rest.pool, this.call.pool])].map((p) => p.destroy()));
   }
 
   private async send(t: Target, method: 'GET' | 'POST', path: string, body: string | undefined): Promise<{ status: number; text: string }> {

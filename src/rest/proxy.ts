@@ -16,7 +16,8 @@ export function createRestProxy(opts: { upstreams: UpstreamResolver; timeoutMs: 
   const agent = createAgent(opts.timeoutMs);
 
   return {
-    close: () => agent.close(),
+    // Called after the edge drained: what is still in flight is abandoned, not waited for.
+    close: () => agent.destroy(),
     async handle(ctx: ApiContext): Promise<void> {
       const { req, res, route } = ctx;
       const method = req.method ?? 'GET';

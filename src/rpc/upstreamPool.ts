@@ -94,8 +94,9 @@ export class UpstreamPool {
     }
   }
 
+  /** At shutdown, after the edge drained: anything still in flight is abandoned, not waited for. */
   async close(): Promise<void> {
-    await Promise.all([...this.pools.values()].map((p) => p.close()));
+    await Promise.all([...this.pools.values()].map((p) => p.destroy()));
   }
 }
 

@@ -89,3 +89,15 @@ describe('host routing', () => {
     expect(resolveError('base.localhost', '/v1/graphql').message).to.contain('base offers rpc');
   });
 });
+
+describe('redacting path-auth URLs', () => {
+  it('masks the key segment wherever path auth puts it, and nothing else', async () => {
+    const { redactPath } = await import('../../src/edge/route.js');
+    expect(redactPath('/v1/pk_prod_secret/rpc')).to.equal('/v1/***/rpc');
+    expect(redactPath('/hedera-testnet/v1/pk_prod_secret/api/v1/accounts?limit=1')).to.equal('/hedera-testnet/v1/***/api/v1/accounts?limit=1');
+    expect(redactPath('/v1/pk_prod_secret')).to.equal('/v1/***');
+    expect(redactPath('/hedera-testnet/api/v1/accounts/0.0.2')).to.equal('/hedera-testnet/api/v1/accounts/0.0.2');
+    expect(redactPath('/api/v1/blocks?limit=1')).to.equal('/api/v1/blocks?limit=1');
+    expect(redactPath('/hedera/v1/graphql')).to.equal('/hedera/v1/graphql');
+  });
+});

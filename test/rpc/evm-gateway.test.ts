@@ -117,6 +117,7 @@ describe('EVM upstream failover', () => {
   let refusingUrl: string;
   let silent: http.Server;
   let silentUrl: string;
+  let silentHits = 0;
   let failing: http.Server;
   let failingUrl: string;
 
@@ -128,7 +129,7 @@ describe('EVM upstream failover', () => {
     refusingUrl = `http://127.0.0.1:${(probe.address() as AddressInfo).port}`;
     await new Promise((r) => probe.close(r));
     // An upstream that accepts and never answers.
-    silent = http.createServer(() => {}).listen(0, '127.0.0.1');
+    silent = http.createServer(() => silentHits++).listen(0, '127.0.0.1');
     await new Promise((r) => silent.once('listening', r));
     silentUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
     failing = http.createServer((_, res) => res.writeHead(503).end('overloaded')).listen(0, '127.0.0.1');
@@ -163,6 +164,19 @@ describe('EVM upstream failover', () => {
       }
     });
   }
+
+  it('shuts down after the grace period even while an upstream request hangs', async function () {
+    this.timeout(20_000);
+    const t = await startTestGateway({
+      server: { upstreamTimeoutMs: 120_000, shutdownGraceMs: 200 },
+      chains: { ethereum: { displayName: 'Ethereum', networks: { mainnet: { chainId: 1, upstreams: [silentUrl] } } } },
+    });
+    const hitsBefore = silentHits;
+    const pending = rpc(`${t.gw.url}/ethereum/rpc`, blockNumber, { 'x-api-key': t.key }).catch((err: Error) => err);
+    while (silentHits === hitsBefore) await new Promise((r) => setTimeout(r, 20));
+    await t.close();
+    expect(await pending).to.be.instanceOf(Error);
+  });
 
   it('answers a clear JSON-RPC error when every upstream fails', async () => {
     const t = await gatewayWith([refusingUrl, silentUrl]);
