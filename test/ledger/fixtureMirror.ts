@@ -1,6 +1,6 @@
 /**
  * A real HTTP server that answers the relay's mirror-node lookups with the real mirror node's example responses
- * (../shared/reference/mirror-node/examples), so conversions are checked against real wire data. It records every
+ * (test/reference/mirror-node/examples), so conversions are checked against real wire data. It records every
  * request path, which is how tests count mirror-node requests.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const EXAMPLES = fileURLToPath(new URL('../../../shared/reference/mirror-node/examples/', import.meta.url));
+const EXAMPLES = fileURLToPath(new URL('../reference/mirror-node/examples/', import.meta.url));
 
 export function example(name: string): any {
   const file = JSON.parse(readFileSync(`${EXAMPLES}${name}.json`, 'utf8'));

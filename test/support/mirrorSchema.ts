@@ -1,6 +1,6 @@
 /**
  * Validates mirror-node REST responses against the real mirror node's OpenAPI document
- * (`../shared/reference/mirror-node/openapi.yml`), so stand-ins are checked against the wire format real clients expect.
+ * (`test/reference/mirror-node/openapi.yml`), so stand-ins are checked against the wire format real clients expect.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -8,7 +8,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import formatsModule, { type FormatsPlugin } from 'ajv-formats';
 import yaml from 'js-yaml';
 
-const SPEC_PATH = fileURLToPath(new URL('../../../shared/reference/mirror-node/openapi.yml', import.meta.url));
+const SPEC_PATH = fileURLToPath(new URL('../reference/mirror-node/openapi.yml', import.meta.url));
 const SPEC_ID = 'mirror-openapi.yml';
 
 interface Operation {

@@ -1,13 +1,13 @@
 /**
  * Validates JSON-RPC results against the Ethereum execution API's OpenRPC document
- * (`../shared/reference/ethereum/openrpc.json`): the method's `result.schema`, with `#/components/schemas/...`
+ * (`test/reference/ethereum/openrpc.json`): the method's `result.schema`, with `#/components/schemas/...`
  * refs resolved inside the document.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Ajv2019, type ValidateFunction } from 'ajv/dist/2019.js';
 
-const DOC_PATH = fileURLToPath(new URL('../../../shared/reference/ethereum/openrpc.json', import.meta.url));
+const DOC_PATH = fileURLToPath(new URL('../reference/ethereum/openrpc.json', import.meta.url));
 const DOC_ID = 'ethereum-openrpc.json';
 
 interface OpenRpcDoc {
