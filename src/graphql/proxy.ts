@@ -8,8 +8,7 @@ import type { ApiContext, ApiHandler, UpgradeContext } from '../edge/types.js';
 import type { UpstreamResolver } from '../edge/upstreams.js';
 import { GatewayError } from '../errors.js';
 import type { KeyVerifier } from '../keys/types.js';
-import { upstreamDuration, upstreamRequests } from '../metrics.js';
-import { createAgent, forwardableRequestHeaders, forwardableResponseHeaders, upstreamFailure } from '../rest/upstream.js';
+import { createAgent, forwardableRequestHeaders, forwardableResponseHeaders, requestUpstream } from '../rest/upstream.js';
 import { checkQuery, graphqlErrorBody, parseGraphqlRequest } from './guards.js';
 import { ConnectionCounter, PROTOCOLS, SubscriptionRelay, pickProtocol } from './subscriptions.js';
 
@@ -43,26 +42,15 @@ export function createGraphqlProxy(opts: GraphqlProxyOptions): ApiHandler {
       const { graphqlUrl } = await opts.upstreams(network);
       if (!graphqlUrl) throw new GatewayError('UPSTREAM_NOT_CONFIGURED', `${network.id} has no GraphQL upstream`);
 
-      const labels = { network: network.id, upstream: 'graphql' };
-      const stop = upstreamDuration.startTimer(labels);
-      let upstream;
-      try {
-        const url = new URL(graphqlUrl);
-        upstream = await agent.request({
-          origin: url.origin,
-          path: url.pathname + url.search,
-          method: 'POST',
-          headers: { ...forwardableRequestHeaders(req.headers), 'content-type': 'application/json' },
-          // The client's bytes go on unchanged, so large numbers in variables keep their precision.
-          body,
-        });
-      } catch (err) {
-        upstreamRequests.inc({ ...labels, outcome: 'error' });
-        throw upstreamFailure(err);
-      } finally {
-        stop();
-      }
-      upstreamRequests.inc({ ...labels, outcome: String(upstream.statusCode) });
+      const url = new URL(graphqlUrl);
+      const upstream = await requestUpstream(agent, { network: network.id, upstream: 'graphql' }, {
+        origin: url.origin,
+        path: url.pathname + url.search,
+        method: 'POST',
+        headers: { ...forwardableRequestHeaders(req.headers), 'content-type': 'application/json' },
+        // The client's bytes go on unchanged, so large numbers in variables keep their precision.
+        body,
+      });
       res.writeHead(upstream.statusCode, forwardableResponseHeaders(upstream.headers));
       await pipeline(upstream.body, res);
     },

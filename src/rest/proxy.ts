@@ -6,8 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import type { ApiContext, ApiHandler } from '../edge/types.js';
 import type { UpstreamResolver } from '../edge/upstreams.js';
 import { GatewayError } from '../errors.js';
-import { upstreamDuration, upstreamRequests } from '../metrics.js';
-import { createAgent, forwardableRequestHeaders, forwardableResponseHeaders, publicBase, upstreamFailure } from './upstream.js';
+import { createAgent, forwardableRequestHeaders, forwardableResponseHeaders, publicBase, requestUpstream, upstreamFailure } from './upstream.js';
 import { rewriteNextLinks } from './links.js';
 
 const ALLOWED = 'GET, HEAD';
@@ -31,18 +30,7 @@ export function createRestProxy(opts: { upstreams: UpstreamResolver; timeoutMs: 
 
       const headers = forwardableRequestHeaders(req.headers);
       if (mirrorApiKey) headers['x-api-key'] = mirrorApiKey;
-      const labels = { network: network.id, upstream: 'mirror' };
-      const stop = upstreamDuration.startTimer(labels);
-      let upstream;
-      try {
-        upstream = await agent.request({ ...splitUrl(upstreamBase, route.apiPath), method, headers });
-      } catch (err) {
-        upstreamRequests.inc({ ...labels, outcome: 'error' });
-        throw upstreamFailure(err);
-      } finally {
-        stop();
-      }
-      upstreamRequests.inc({ ...labels, outcome: String(upstream.statusCode) });
+      const upstream = await requestUpstream(agent, { network: network.id, upstream: 'mirror' }, { ...splitUrl(upstreamBase, route.apiPath), method, headers });
 
       const outHeaders = forwardableResponseHeaders(upstream.headers);
       const type = String(upstream.headers['content-type'] ?? '');

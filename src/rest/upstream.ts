@@ -1,11 +1,31 @@
 /** What REST and GraphQL passthrough share about talking to an upstream over HTTP. */
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
-import { Agent } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { GatewayError } from '../errors.js';
+import { upstreamDuration, upstreamRequests } from '../metrics.js';
 
 /** One keep-alive agent per proxy; its per-origin pools are reused across requests. */
 export function createAgent(timeoutMs: number): Agent {
   return new Agent({ headersTimeout: timeoutMs, bodyTimeout: timeoutMs, connectTimeout: timeoutMs, keepAliveTimeout: 30_000 });
+}
+
+/** One upstream request, timed and counted under `labels`; a failure to get an answer becomes 502 or 504. */
+export async function requestUpstream(
+  agent: Agent,
+  labels: { network: string; upstream: string },
+  options: Dispatcher.RequestOptions,
+): Promise<Dispatcher.ResponseData> {
+  const stop = upstreamDuration.startTimer(labels);
+  try {
+    const res = await agent.request(options);
+    upstreamRequests.inc({ ...labels, outcome: String(res.statusCode) });
+    return res;
+  } catch (err) {
+    upstreamRequests.inc({ ...labels, outcome: 'error' });
+    throw upstreamFailure(err);
+  } finally {
+    stop();
+  }
 }
 
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT']);
