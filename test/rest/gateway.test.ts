@@ -2,6 +2,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
+import { defaultChains } from '../../src/config/catalogue.js';
 import { validateMirrorResponse } from '../support/mirrorSchema.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
@@ -19,15 +20,14 @@ describe('REST through the gateway (sandbox mirror node)', () => {
   let headers: Record<string, string>;
 
   before(async () => {
+    const { hedera } = defaultChains();
     const down = await closedPortUrl();
     gw = await startTestGateway({
       chains: {
         hedera: {
-          kind: 'ledger',
-          displayName: 'Hedera',
+          ...hedera,
           networks: {
-            mainnet: { chainId: 295, apis: ['rpc', 'rest', 'graphql'] },
-            testnet: { chainId: 296, apis: ['rpc', 'rest', 'graphql'] },
+            ...hedera.networks,
             // A network whose operator-configured mirror node is down.
             previewnet: { chainId: 297, apis: ['rpc', 'rest'], ledger: { mirrorUrl: down, consensus: 'previewnet' } },
           },
