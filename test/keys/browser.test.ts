@@ -5,7 +5,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { startGateway, type Gateway } from '../../src/app.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { KeyStore } from '../../src/keys/store.js';
-import { sharedMemoryStore } from './support.js';
+import { sharedMemoryStore } from '../support/keyStores.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];

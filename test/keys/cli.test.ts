@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monthOf } from '../../src/limits/calendar.js';
 import { openKeyStore } from '../../src/keys/store.js';
-import { keyConfig } from './support.js';
+import { keyConfig } from '../support/keyStores.js';
 
 const CLI = join(import.meta.dirname, '../../src/keys/cli.ts');
 

@@ -8,7 +8,7 @@ import { ensureDemoKey } from '../../src/keys/demo.js';
 import { hashKey } from '../../src/keys/format.js';
 import { openKeyStore } from '../../src/keys/store.js';
 import { needService } from '../support/services.js';
-import { keyConfig, postgresSchema, sharedMemoryStore } from './support.js';
+import { keyConfig, postgresSchema, sharedMemoryStore } from '../support/keyStores.js';
 
 describe('demo key', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'keys-demo-'));

@@ -6,7 +6,7 @@ import { loadConfig } from '../../src/config/load.js';
 import { generateKey } from '../../src/keys/format.js';
 import { createLogger } from '../../src/log.js';
 import type { KeyStore } from '../../src/keys/store.js';
-import { sharedMemoryStore } from './support.js';
+import { sharedMemoryStore } from '../support/keyStores.js';
 
 const CACHE_TTL_MS = 300;
 type Method = 'x-api-key' | 'bearer' | 'path';

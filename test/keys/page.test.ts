@@ -3,7 +3,7 @@ import { hashKey } from '../../src/keys/format.js';
 import { createKeysPage } from '../../src/keys/page.js';
 import type { KeyStore } from '../../src/keys/store.js';
 import { serveHandler } from './pageServer.js';
-import { sharedMemoryStore } from './support.js';
+import { sharedMemoryStore } from '../support/keyStores.js';
 
 const MIRROR = { mainnet: 'http://localhost:8080/hedera/api/v1', testnet: 'http://localhost:8080/hedera-testnet/api/v1' };
 

@@ -6,7 +6,7 @@ import { isGatewayError } from '../../src/errors.js';
 import { hashKey, KEY_PREFIX } from '../../src/keys/format.js';
 import { openKeyStore, type KeyStore } from '../../src/keys/store.js';
 import { needService } from '../support/services.js';
-import { keyConfig, postgresSchema } from './support.js';
+import { keyConfig, postgresSchema } from '../support/keyStores.js';
 
 async function refusal(promise: Promise<unknown>): Promise<string> {
   try {

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { generateKey } from '../../src/keys/format.js';
 import type { KeyStore } from '../../src/keys/store.js';
 import { createKeyVerifier } from '../../src/keys/verifier.js';
-import { keyConfig, sharedMemoryStore } from './support.js';
+import { keyConfig, sharedMemoryStore } from '../support/keyStores.js';
 
 describe('key verifier', () => {
   let store: KeyStore;

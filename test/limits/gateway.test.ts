@@ -1,11 +1,10 @@
 import { expect } from 'chai';
 import { defaultPlans } from '../../src/config/catalogue.js';
 import type { ConfigInput } from '../../src/config/schema.js';
-import { openKeyStore, type KeyStore } from '../../src/keys/store.js';
 import { createLimiter } from '../../src/limits/index.js';
 import type { Limiter } from '../../src/limits/types.js';
 import { rpc, startTestGateway, type TestGateway } from '../support/gateway.js';
-import { keyConfig, postgresSchema } from '../keys/support.js';
+import { postgresStoreForSuite } from '../support/keyStores.js';
 import { needService, REDIS_URL } from '../support/services.js';
 import { eventually, limitsConfig, ManualClock, MapUsageStore, RedisChild } from './support.js';
 
@@ -42,18 +41,8 @@ function expectLimitHeaders(headers: Headers, retryAfter?: string) {
 
 describe('limits through the gateway', () => {
   // One key store on Postgres for every gateway here: opening the embedded one is most of a gateway's start.
-  let schema: Awaited<ReturnType<typeof postgresSchema>>;
-  let store: KeyStore;
-  const start = (overrides: Partial<ConfigInput>, opts: { limiter?: Limiter } = {}) => startTestGateway(overrides, { ...opts, keyStore: store });
-  before(async function () {
-    await needService(this, 'Postgres', 5432);
-    schema = await postgresSchema();
-    store = await openKeyStore(keyConfig({ databaseUrl: schema.url }));
-  });
-  after(async () => {
-    await store?.close();
-    await schema?.drop();
-  });
+  const store = postgresStoreForSuite();
+  const start = (overrides: Partial<ConfigInput>, opts: { limiter?: Limiter } = {}) => startTestGateway(overrides, { ...opts, keyStore: store() });
 
   describe('one budget per key (frozen clock)', () => {
     let gw: TestGateway;

@@ -1,9 +1,7 @@
 import { expect } from 'chai';
-import { openKeyStore, type KeyStore } from '../../src/keys/store.js';
 import { refusalError } from '../../src/limits/headers.js';
 import { createLimiter } from '../../src/limits/index.js';
-import { needService } from '../support/services.js';
-import { keyConfig, postgresSchema } from '../keys/support.js';
+import { postgresStoreForSuite } from '../support/keyStores.js';
 import { eventually, limitsConfig, ManualClock, MapUsageStore, testKey } from './support.js';
 
 const NOV_30_LATE = Date.UTC(2026, 10, 30, 23, 59, 50);
@@ -55,44 +53,34 @@ describe('limits: the monthly quota (injected clock)', () => {
 });
 
 describe('limits: usage survives restarts (real key store on Postgres)', () => {
-  let schema: Awaited<ReturnType<typeof postgresSchema>>;
-  let store: KeyStore;
-  before(async function () {
-    await needService(this, 'Postgres', 5432);
-    schema = await postgresSchema();
-    store = await openKeyStore(keyConfig({ databaseUrl: schema.url }));
-  });
-  after(async () => {
-    await store?.close();
-    await schema?.drop();
-  });
+  const store = postgresStoreForSuite();
 
   it('a graceful restart loses no count: the next instance continues the month', async () => {
     const clock = new ManualClock(NOV_30_LATE);
     // A flush interval far beyond the test: only close() can have written the counts.
     const limits = limitsConfig({ quotaFlushMs: 3_600_000 });
     const key = testKey('free', { quota: 10 });
-    const first = await createLimiter({ limits, usage: store, now: clock.now });
+    const first = await createLimiter({ limits, usage: store(), now: clock.now });
     expect((await first.charge(key, 7)).allowed).to.equal(true);
     await first.close();
-    expect(await store.usage(key.id, '2026-11')).to.equal(7);
+    expect(await store().usage(key.id, '2026-11')).to.equal(7);
 
-    const second = await createLimiter({ limits, usage: store, now: clock.now });
+    const second = await createLimiter({ limits, usage: store(), now: clock.now });
     clock.advance(1_000);
     expect((await second.charge(key, 3)).allowed).to.equal(true);
     clock.advance(1_000);
     expect(await second.charge(key, 1)).to.include({ allowed: false, reason: 'quota' });
     await second.close();
-    expect(await store.usage(key.id, '2026-11')).to.equal(10);
+    expect(await store().usage(key.id, '2026-11')).to.equal(10);
   });
 
   it('a crash loses at most one flush interval: counts reach the store without a shutdown', async () => {
     const clock = new ManualClock(NOV_30_LATE);
-    const limiter = await createLimiter({ limits: limitsConfig({ quotaFlushMs: 50 }), usage: store, now: clock.now });
+    const limiter = await createLimiter({ limits: limitsConfig({ quotaFlushMs: 50 }), usage: store(), now: clock.now });
     try {
       const key = testKey('free');
       for (let i = 0; i < 4; i++) await limiter.charge(key, 1);
-      await eventually(async () => (await store.usage(key.id, '2026-11')) === 4, 'the periodic flush');
+      await eventually(async () => (await store().usage(key.id, '2026-11')) === 4, 'the periodic flush');
     } finally {
       await limiter.close();
     }

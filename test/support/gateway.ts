@@ -1,7 +1,8 @@
 import { startGateway, type Gateway } from '../../src/app.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { ConfigInput } from '../../src/config/schema.js';
-import { openKeyStore, type KeyFlag, type KeyStore } from '../../src/keys/store.js';
+import type { KeyFlag } from '../../src/keys/store.js';
+import { sharedMemoryStore } from './keyStores.js';
 
 export interface TestGateway {
   gw: Gateway;
@@ -9,17 +10,6 @@ export interface TestGateway {
   key: string;
   newKey(plan?: string, flags?: KeyFlag[]): Promise<{ key: string; id: string }>;
   close(): Promise<void>;
-}
-
-let sharedStore: Promise<KeyStore> | undefined;
-
-/**
- * One in-memory PGlite store for every test gateway of the run: opening one compiles Postgres to WebAssembly and
- * migrates it, which costs seconds, and the tests using this helper are not about the store.
- */
-function testKeyStore(config: ReturnType<typeof loadConfig>): Promise<KeyStore> {
-  sharedStore ??= openKeyStore({ keys: { ...config.keys, dataDir: 'memory://' }, plans: config.plans });
-  return sharedStore;
 }
 
 /**
@@ -37,8 +27,9 @@ export async function startTestGateway(overrides: Partial<ConfigInput> = {}, gat
       log: { level: 'silent', ...overrides.log },
     },
   });
-  // Plans are written to the store when it opens, so a test with its own plans or store settings gets its own store.
-  const keyStore = overrides.keys || overrides.plans ? undefined : await testKeyStore(config);
+  // Plans are written to the store when it opens, so a test with its own plans or store settings gets its own store;
+  // the others share one, since opening a PGlite costs seconds of CPU.
+  const keyStore = overrides.keys || overrides.plans ? undefined : await sharedMemoryStore();
   const gw = await startGateway(config, { keyStore, ...gatewayOpts });
   const newKey = async (plan = 'enterprise', flags: KeyFlag[] = ['relay_beta', 'heavy_writes']) => {
     const account = await gw.keyStore.createAccount({ name: `test-${plan}` });

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { defaultPlans } from '../../src/config/catalogue.js';
 import { configSchema, type Config } from '../../src/config/schema.js';
 import { openKeyStore, type KeyStore } from '../../src/keys/store.js';
-import { POSTGRES_URL } from '../support/services.js';
+import { needService, POSTGRES_URL } from './services.js';
 
 /** The catalogue's plans and key settings after schema defaults, as the gateway sees them. */
 export function keyConfig(keys: Partial<Config['keys']> = {}): { keys: Config['keys']; plans: Config['plans'] } {
@@ -25,6 +25,25 @@ export async function postgresSchema(): Promise<{ url: string; drop(): Promise<v
       await admin.end();
     },
   };
+}
+
+/**
+ * A key store in a throw-away Postgres schema for the enclosing `describe`: opened before its tests, closed and dropped
+ * after. Without Postgres the suite says so and skips (and fails under CI=true).
+ */
+export function postgresStoreForSuite(): () => KeyStore {
+  let schema: Awaited<ReturnType<typeof postgresSchema>> | undefined;
+  let store: KeyStore | undefined;
+  before(async function () {
+    await needService(this, 'Postgres', 5432);
+    schema = await postgresSchema();
+    store = await openKeyStore(keyConfig({ databaseUrl: schema.url }));
+  });
+  after(async () => {
+    await store?.close();
+    await schema?.drop();
+  });
+  return () => store!;
 }
 
 export async function memoryStore(keys: Partial<Config['keys']> = {}): Promise<KeyStore> {
