@@ -1,7 +1,7 @@
 /**
  * What key verification costs per request with a warm cache (extraction, hashing, the cache look-up), against the
  * SHA-256 it cannot avoid and a store query on a cold cache. Part of `npm run bench`; reports, asserts nothing.
- * With DATABASE_URL set it measures the Postgres store, otherwise an in-memory PGlite.
+ * With DATABASE_URL set it measures the Postgres store, otherwise the in-memory store.
  */
 import { defaultPlans } from '../src/config/catalogue.js';
 import { configSchema } from '../src/config/schema.js';

@@ -32,6 +32,7 @@ process.stdout.write(
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
+    max: result.latency.max,
     non2xx: result.non2xx,
     errors: result.errors,
     timeouts: result.timeouts,

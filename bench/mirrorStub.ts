@@ -13,6 +13,9 @@ const RESULTS_PER_BLOCK = 2;
 const CONTRACT = '0x00000000000000000000000000000000000003ec';
 
 const hex = (n: number, bytes: number) => n.toString(16).padStart(bytes * 2, '0');
+/** An entity's EVM address (its ECDSA alias, or a contract's address), distinct from its long-zero address. */
+const evmAddressOf = (entity: string) => `0x${'e0'.repeat(12)}${hex(Number(BigInt(entity.startsWith('0x') ? entity : `0x${entity}`) & 0xffffffffn), 8)}`;
+const LONG_ZERO = /^(0x)?0{24}[0-9a-f]{16}$/i;
 const blockHash = (n: number) => `0x${hex(n, 8)}${'ab'.repeat(40)}`;
 const txHash = (n: number, i: number) => `0x${hex(n, 8)}${hex(i, 4)}${'cd'.repeat(20)}`;
 const seconds = (n: number) => GENESIS_SECONDS + 2 * n;
@@ -51,7 +54,12 @@ function log(n: number, i: number) {
   };
 }
 
-function result(n: number, i: number, withLogs: boolean) {
+/** A contract result's monetary fields as the mirror node gives them: tinybar, or weibar when asked with hbar=false. */
+function money(tinybarHex: string, weibar: boolean): string {
+  return weibar ? `0x${(BigInt(tinybarHex) * 10_000_000_000n).toString(16)}` : tinybarHex;
+}
+
+function result(n: number, i: number, withLogs: boolean, weibar = false) {
   return {
     access_list: '0x',
     address: CONTRACT,
@@ -70,7 +78,7 @@ function result(n: number, i: number, withLogs: boolean) {
     function_parameters: '0xa9059cbb',
     gas_consumed: 21_000,
     gas_limit: 100_000,
-    gas_price: '0x4a817c80',
+    gas_price: money('0x4a817c80', weibar),
     gas_used: 21_000,
     hash: txHash(n, i),
     max_fee_per_gas: '0x',
@@ -100,6 +108,8 @@ function route(method: string, url: URL): [number, unknown] {
   const p = url.pathname.replace(/^\/api\/v1/, '');
   const q = url.searchParams;
   let m: RegExpMatchArray | null;
+  // The official relay waits for the mirror node's readiness before it starts.
+  if (url.pathname === '/health/readiness' || url.pathname === '/health/liveness') return [200, { status: 'OK' }];
   if (p === '/blocks') {
     const range = q.getAll('block.number');
     if (range.length > 0) {
@@ -115,16 +125,19 @@ function route(method: string, url: URL): [number, unknown] {
   }
   if (p === '/contracts/results') {
     const n = blockAt(q);
-    return [200, { results: Array.from({ length: RESULTS_PER_BLOCK }, (_, i) => result(n, i, false)), links: { next: null } }];
+    return [200, { results: Array.from({ length: RESULTS_PER_BLOCK }, (_, i) => result(n, i, false, q.get('hbar') === 'false')), links: { next: null } }];
   }
   if ((m = p.match(/^\/contracts\/results\/0x([0-9a-f]{64})$/))) {
-    return [200, result(parseInt(m[1].slice(0, 16), 16), parseInt(m[1].slice(16, 24), 16), true)];
+    return [200, result(parseInt(m[1].slice(0, 16), 16), parseInt(m[1].slice(16, 24), 16), true, q.get('hbar') === 'false')];
   }
   if (p === '/contracts/results/logs' || /^\/contracts\/[^/]+\/results\/logs$/.test(p)) {
     const n = blockAt(q);
     return [200, { logs: Array.from({ length: RESULTS_PER_BLOCK }, (_, i) => log(n, i)), links: { next: null } }];
   }
   if (p === '/contracts/call' && method === 'POST') return [200, { result: `0x${hex(42, 32)}` }];
+  if ((m = p.match(/^\/contracts\/(0x[0-9a-f]{40})$/i)) && m[1].toLowerCase() === CONTRACT) {
+    return [200, { contract_id: '0.0.1004', created_timestamp: ts(GENESIS_SECONDS), evm_address: evmAddressOf(CONTRACT), runtime_bytecode: '0x6080', deleted: false }];
+  }
   if ((m = p.match(/^\/accounts\/(.+)$/))) {
     return [
       200,
@@ -135,7 +148,7 @@ function route(method: string, url: URL): [number, unknown] {
         created_timestamp: ts(GENESIS_SECONDS),
         deleted: false,
         ethereum_nonce: 7,
-        evm_address: m[1].startsWith('0x') ? m[1] : `0x${hex(1001, 20)}`,
+        evm_address: LONG_ZERO.test(m[1]) ? evmAddressOf(m[1]) : m[1].startsWith('0x') ? m[1] : `0x${hex(1001, 20)}`,
         key: null,
         memo: '',
         transactions: [],

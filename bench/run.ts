@@ -4,15 +4,18 @@
  * after a warm-up. Nothing here asserts a time.
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { ConfigInput } from '../src/config/schema.js';
 import { measureKeyVerification } from './keysVerify.js';
+import { measureMethodPolicy } from './methodPolicy.js';
+import { describeUsagePageCost, measureUsagePage } from './usagePage.js';
 import { COUNT_PATH, LATEST_BLOCK } from './mirrorStub.js';
+import { officialRelayDir, startOfficialRelay } from './officialRelay.js';
+import { stopChild } from './stopChild.js';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
@@ -20,12 +23,13 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const WARMUP_SECONDS = 5;
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 interface Figures {
   rps: number;
   p50: number;
   p99: number;
+  /** The slowest answer: with a closed-loop load a few stalled requests hide below p99, never below the maximum. */
+  max: number;
   non2xx: number;
   errors: number;
   total: number;
@@ -46,7 +50,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 /** The median of each figure over several runs. */
 const medians = (runs: Figures[]): Figures => {
   const pick = (k: keyof Figures) => median(runs.map((r) => r[k]));
-  return { rps: pick('rps'), p50: pick('p50'), p99: pick('p99'), non2xx: pick('non2xx'), errors: pick('errors'), total: pick('total') };
+  return { rps: pick('rps'), p50: pick('p50'), p99: pick('p99'), max: pick('max'), non2xx: pick('non2xx'), errors: pick('errors'), total: pick('total') };
 };
 
 /** Warm-up, then RUNS measured runs; medians of each figure. */
@@ -70,13 +74,15 @@ async function measureInterleaved(targets: Array<{ url: string; headers: Record<
 
 /** A child process running a bench script that prints one JSON line when ready. */
 interface Child {
-  info: { url: string; key?: string; error?: string };
+  info: { url: string; metricsUrl?: string; key?: string; error?: string; keyStoreHeapBytes?: number };
   pid: number;
   stop(): Promise<void>;
 }
 
-async function child(script: string, args: string[]): Promise<Child> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL(script, import.meta.url)), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+/** A bench script run through tsx, or (`compiled`) a JavaScript file run by plain node as `npm start` runs the gateway. */
+async function child(script: string, args: string[], compiled = false): Promise<Child> {
+  const argv = compiled ? ['--expose-gc', fileURLToPath(new URL(script, import.meta.url))] : ['--import', 'tsx', fileURLToPath(new URL(script, import.meta.url))];
+  const proc = spawn(process.execPath, [...argv, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const info = await new Promise<Child['info']>((resolve, reject) => {
     let buffered = '';
     proc.stdout.on('data', (chunk) => {
@@ -89,29 +95,65 @@ async function child(script: string, args: string[]): Promise<Child> {
   return {
     info,
     pid: proc.pid!,
-    stop: () =>
-      new Promise((resolve) => {
-        if (proc.exitCode !== null) return resolve();
-        proc.once('exit', () => resolve());
-        proc.kill('SIGTERM');
-      }),
+    stop: stopChild(proc),
   };
 }
 
-const constantServer = (body: string) => child('./stubServer.ts', ['constant', body]);
-/** The key store the gateways use: Postgres as in production when reachable, else the embedded PGlite (~280 MB). */
-let databaseUrl: string | undefined;
-const gateway = (chains: ConfigInput['chains'], limiter: 'off' | 'memory' | 'redis' = 'memory') =>
-  child('./gatewayServer.ts', [JSON.stringify({ chains, limiter, redisUrl: REDIS_URL, databaseUrl })]);
+/** Answers eth_chainId (the gateway's start-up check) with `chainId`, everything else with `body`. */
+const constantServer = (body: string, chainId = '0x1') => child('./stubServer.ts', ['constant', body, chainId]);
+const REPO = fileURLToPath(new URL('..', import.meta.url));
+/** Each gateway has the embedded key store `npm start` uses, in a directory of its own. */
+const gateway = (chains: ConfigInput['chains'], limiter: 'off' | 'memory' | 'redis' = 'memory', upstreamHealth?: ConfigInput['upstreamHealth']) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-keys-'));
+  return child('./.build/bench/gatewayServer.js', [JSON.stringify({ chains, limiter, redisUrl: REDIS_URL, dataDir, upstreamHealth })], true);
+};
 
-function reachable(url: string): Promise<boolean> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = connect({ host: hostname, port: Number(port) || 5432 });
-    socket.setTimeout(1_000, () => (socket.destroy(), resolve(false)));
-    socket.once('connect', () => (socket.destroy(), resolve(true)));
-    socket.once('error', () => resolve(false));
-  });
+/** The gateway and the bench's copy of it, compiled as `npm start` compiles it (a no-op when nothing changed). */
+async function compile(): Promise<void> {
+  const tsc = join(REPO, 'node_modules/typescript/bin/tsc');
+  for (const project of ['tsconfig.build.json', 'tsconfig.bench.json']) await run(process.execPath, [tsc, '-b', join(REPO, project)], { cwd: REPO });
+}
+
+/** A Prometheus sample's value from a gateway's /metrics (summed over label sets). */
+async function metric(baseUrl: string, name: string): Promise<number> {
+  const text = await (await fetch(new URL('/metrics', baseUrl))).text();
+  let sum = 0;
+  for (const line of text.split('\n')) if (line.startsWith(name) && /^[a-z_]+(\{|\s)/.exec(line)?.[0].trim().replace('{', '') === name) sum += Number(line.split(' ').pop());
+  return sum;
+}
+
+/**
+ * `npm start` as a user runs it (compiled, the embedded key store, the sandbox for every network): resident memory at
+ * idle, then once the ledger sandbox and one EVM devnet have started (they start on first use).
+ */
+async function startedGatewayMemory(): Promise<{ idleRss: number; sandboxRss: number; startToReadyMs: number }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-start-'));
+  const started = performance.now();
+  const proc = spawn(process.execPath, ['dist/main.js'], { cwd: REPO, env: { ...process.env, PORT: '0', DATA_DIR: dataDir, GATEWAY_CONFIG: '', DATABASE_URL: '', REDIS_URL: '', LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    let out = '';
+    const banner = await new Promise<string>((resolve, reject) => {
+      proc.stdout.on('data', (chunk) => {
+        out += chunk;
+        if (/Demo API key:.*\n/.test(out)) resolve(out);
+      });
+      proc.once('exit', (code) => reject(new Error(`npm start's gateway exited with ${code}: ${out}`)));
+    });
+    const startToReadyMs = performance.now() - started;
+    const base = /Gateway:\s+(\S+)/.exec(banner)![1];
+    const key = /Demo API key:\s+(\S+)/.exec(banner)![1];
+    await new Promise((r) => setTimeout(r, 3_000));
+    const idleRss = rssOf(proc.pid!);
+    for (const network of ['hedera-testnet', 'ethereum-sepolia']) {
+      const res = await fetch(`${base}/${network}/rpc`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: call('eth_blockNumber', []) });
+      await res.text();
+    }
+    await new Promise((r) => setTimeout(r, 3_000));
+    return { idleRss, sandboxRss: rssOf(proc.pid!), startToReadyMs };
+  } finally {
+    await stopChild(proc)();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 }
 
 /** Resident memory of a process, from /proc (Linux), in bytes. */
@@ -164,25 +206,83 @@ function relayMix(size = 2_000): string[] {
 
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
+const mb1 = (bytes: number) => Math.round(bytes / 1024 / 102.4) / 10;
+
+function printTable(rows: string[][]): void {
+  const widths = [0, 1, 2, 3, 4].map((i) => Math.max(...[['case', 'req/s', 'p50 ms', 'p99 ms', 'comparison'], ...rows].map((r) => (r[i] ?? '').length)));
+  const line = (r: string[]) => r.map((c, i) => (i > 0 && i < 4 ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ');
+  console.log(`\nconcurrency ${CONNECTIONS}, ${SECONDS} s per run, median of ${RUNS} runs after a ${WARMUP_SECONDS} s warm-up, ${process.version}, embedded key store\n`);
+  console.log(line(['case', 'req/s', 'p50 ms', 'p99 ms', 'comparison']));
+  for (const r of rows) console.log(line(r));
+}
 
 async function main() {
-  databaseUrl = (await reachable(DATABASE_URL)) ? DATABASE_URL : undefined;
-  const keyStore = databaseUrl ? 'Postgres' : 'embedded PGlite';
+  await compile();
+  const keyStore = 'embedded';
   const results: Record<string, unknown> = { connections: CONNECTIONS, seconds: SECONDS, runs: RUNS, node: process.version, keyStore };
   const verification = await measureKeyVerification();
   results.keyVerification = verification;
+  const usagePageCost = measureUsagePage();
+  results.usagePage = usagePageCost;
   const rows: string[][] = [];
   // A run whose answers were errors measures the error path, so say so next to its figures.
   const failures = (f: Figures) => (f.non2xx + f.errors > 0 ? ` [${fmt(f.non2xx)} non-2xx, ${fmt(f.errors)} errors]` : '');
   const row = (name: string, f: Figures, note = '') => rows.push([name, fmt(f.rps), fmt(f.p50, 2), fmt(f.p99, 2), note + failures(f)]);
   const chainIdBody = call('eth_chainId', []);
 
+  const only = process.env.BENCH_ONLY;
+  // EVM upstreams: p99 with one of two upstreams stalling 20% of its answers for 1 s, hedging off and on (gateways
+  // measured in alternation); and what the method policy adds per call. BENCH_ONLY=evm runs just these.
+  if (!only || only === 'evm') {
+    const blockBody = JSON.stringify({ jsonrpc: '2.0', id: 0, result: { number: '0x1', hash: `0x${'ab'.repeat(32)}`, transactions: [] } });
+    const stalling = await child('./stubServer.ts', ['stall', '0.2', '1000', blockBody, '0x1']);
+    const steady = await constantServer(blockBody, '0x1');
+    const chains = { ethereum: { displayName: 'Ethereum', networks: { mainnet: { chainId: 1, upstreams: [stalling.info.url, steady.info.url] } } } };
+    const gateways = await Promise.all([false, true].map((hedge) => gateway(chains, 'memory', { hedge })));
+    const [off, on] = await measureInterleaved(
+      gateways.map((gw) => ({ url: `${gw.info.url}/ethereum/rpc`, headers: { 'x-api-key': gw.info.key! } })),
+      [call('eth_getBlockByNumber', ['0x1', false])],
+    );
+    await Promise.all([...gateways.map((gw) => gw.stop()), stalling.stop(), steady.stop()]);
+    const vs = (a: Figures, b: Figures) => `p99 ${fmt(a.p99 / b.p99, 2)}x, max ${fmt(a.max)} ms against ${fmt(b.max)} ms without hedging`;
+    row('upstreams: one stalls 20% for 1 s, no hedging', off, `max ${fmt(off.max)} ms`);
+    row('upstreams: one stalls 20% for 1 s, hedging', on, vs(on, off));
+    // Both upstreams stall, each for 200 ms of every second at different times: no ranking avoids that, a hedge does.
+    const windows = await Promise.all(['0', '500'].map((phase) => child('./stubServer.ts', ['window', '0.2', '1000', phase, blockBody, '0x1'])));
+    const bothChains = { ethereum: { displayName: 'Ethereum', networks: { mainnet: { chainId: 1, upstreams: windows.map((w) => w.info.url) } } } };
+    const bothGateways = await Promise.all([false, true].map((hedge) => gateway(bothChains, 'memory', { hedge })));
+    const [bothOff, bothOn] = await measureInterleaved(
+      bothGateways.map((gw) => ({ url: `${gw.info.url}/ethereum/rpc`, headers: { 'x-api-key': gw.info.key! } })),
+      [call('eth_getBlockByNumber', ['0x1', false])],
+    );
+    await Promise.all([...bothGateways.map((gw) => gw.stop()), ...windows.map((w) => w.stop())]);
+    row('upstreams: each stalls 200 ms of every s, no hedging', bothOff, `max ${fmt(bothOff.max)} ms`);
+    row('upstreams: each stalls 200 ms of every s, hedging', bothOn, vs(bothOn, bothOff));
+    const policy = measureMethodPolicy();
+    const perRequestNs = 1e9 / on.rps;
+    results.evmUpstreams = { stallNoHedge: off, stallHedge: on, bothStallNoHedge: bothOff, bothStallHedge: bothOn, policy, policyShareOfRequest: policy.forwardedNs / perRequestNs };
+    console.log(
+      `method policy: ${fmt(policy.forwardedNs, 1)} ns per forwarded call, ${fmt((100 * policy.forwardedNs) / perRequestNs, 3)}% of a forwarded ` +
+        `request at ${fmt(on.rps)} req/s (a bare Map look-up: ${fmt(policy.mapNs, 1)} ns); ${fmt(policy.checkNs, 1)} ns per call over a mix with 4 refusals in 10`,
+    );
+    if (only === 'evm') {
+      printTable(rows);
+      return;
+    }
+  }
+
   // 1. Edge cost: full edge against a bare node:http server with the same answer.
-  {
+  if (!only) {
     const bare = await constantServer('{"jsonrpc":"2.0","id":1,"result":"0xaa36a7"}');
-    const baseline = await measure(bare.info.url, [chainIdBody]);
     const gw = await gateway(evmChains(bare.info.url));
-    const edge = await measure(`${gw.info.url}/ethereum-sepolia/rpc`, [chainIdBody], { 'x-api-key': gw.info.key! });
+    // In alternation: a drift of the shared machine lands on both, not on whichever ran second.
+    const [baseline, edge] = await measureInterleaved(
+      [
+        { url: bare.info.url, headers: {} },
+        { url: `${gw.info.url}/ethereum-sepolia/rpc`, headers: { 'x-api-key': gw.info.key! } },
+      ],
+      [chainIdBody],
+    );
     await Promise.all([gw.stop(), bare.stop()]);
     row('edge: bare node:http (baseline)', baseline);
     row('edge: gateway eth_chainId', edge, `${fmt(edge.rps / baseline.rps, 2)}x baseline throughput`);
@@ -190,42 +290,105 @@ async function main() {
   }
 
   // 2. Forwarding overhead: eth_getBlockByNumber through the gateway to a fast stub, against the stub directly.
-  {
+  if (!only) {
     const blockBody = JSON.stringify({ jsonrpc: '2.0', id: 0, result: { number: '0x1', hash: `0x${'ab'.repeat(32)}`, transactions: [] } });
-    const stub = await constantServer(blockBody);
+    const stub = await constantServer(blockBody, '0x1');
     const body = call('eth_getBlockByNumber', ['0x1', false]);
-    const direct = await measure(stub.info.url, [body]);
     const gw = await gateway(evmChains(stub.info.url));
-    const forwarded = await measure(`${gw.info.url}/ethereum/rpc`, [body], { 'x-api-key': gw.info.key! });
+    const [direct, forwarded] = await measureInterleaved(
+      [
+        { url: stub.info.url, headers: {} },
+        { url: `${gw.info.url}/ethereum/rpc`, headers: { 'x-api-key': gw.info.key! } },
+      ],
+      [body],
+    );
     await Promise.all([gw.stop(), stub.stop()]);
     row('forward: stub directly (baseline)', direct);
     row('forward: gateway -> stub', forwarded, `+${fmt(forwarded.p50 - direct.p50, 2)} ms p50, +${fmt(forwarded.p99 - direct.p99, 2)} ms p99, ${fmt(forwarded.rps / direct.rps, 2)}x throughput`);
     results.forwarding = { direct, gateway: forwarded, addedP50: forwarded.p50 - direct.p50, addedP99: forwarded.p99 - direct.p99, throughputRatio: forwarded.rps / direct.rps };
   }
 
-  // 3 and 5. Relay on the production mix against a counting mirror stub, cold then warm; the gateway's memory.
+  // 3 and 5. Relay on the production mix against a counting mirror stub, cold then warm, against the official relay
+  // on a stub of its own when it is built beside the project (warm runs in alternation); the gateway's memory.
+  // BENCH_ONLY=relay runs just these, without the memory of `npm start`.
   {
     const mirror = await child('./stubServer.ts', ['mirror']);
     const gw = await gateway(ledgerChains(mirror.info.url));
     const url = `${gw.info.url}/hedera-testnet/rpc`;
     const headers = { 'x-api-key': gw.info.key! };
     const bodies = relayMix();
-    const idleRss = rssOf(gw.pid);
-    let peakRss = idleRss;
-    const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssOf(gw.pid))), 200);
+    const { dir: officialDir, lookedIn } = officialRelayDir(REPO);
+    const officialMirror = officialDir ? await child('./stubServer.ts', ['mirror']) : undefined;
+    const official = officialDir && officialMirror ? await startOfficialRelay(officialDir, officialMirror.info.url, '0x128') : undefined;
+    await new Promise((r) => setTimeout(r, 2_000));
+    const idle = { rss: rssOf(gw.pid), heap: await metric(gw.info.metricsUrl!, 'nodejs_heap_size_used_bytes'), heapTotal: await metric(gw.info.metricsUrl!, 'nodejs_heap_size_total_bytes') };
+    let peakRss = idle.rss;
+    let officialPeakRss = official ? rssOf(official.pid) : 0;
+    const sampler = setInterval(() => {
+      peakRss = Math.max(peakRss, rssOf(gw.pid));
+      if (official) officialPeakRss = Math.max(officialPeakRss, rssOf(official.pid));
+    }, 200);
+    if (official) await load(official.url, bodies, {}, WARMUP_SECONDS);
     const before = await mirrorRequests(mirror.info.url);
     const cold = await load(url, bodies, headers);
     const warmStart = await mirrorRequests(mirror.info.url);
-    const warm = await measure(url, bodies, headers, false);
+    const officialStart = officialMirror ? await mirrorRequests(officialMirror.info.url) : 0;
+    const warmRuns: Figures[] = [];
+    const officialRuns: Figures[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      warmRuns.push(await load(url, bodies, headers));
+      if (official) officialRuns.push(await load(official.url, bodies));
+    }
     const warmEnd = await mirrorRequests(mirror.info.url);
+    const officialEnd = officialMirror ? await mirrorRequests(officialMirror.info.url) : 0;
     clearInterval(sampler);
-    await Promise.all([gw.stop(), mirror.stop()]);
+    const warm = medians(warmRuns);
+    const loaded = {
+      rss: rssOf(gw.pid),
+      heap: await metric(gw.info.metricsUrl!, 'nodejs_heap_size_used_bytes'),
+      heapTotal: await metric(gw.info.metricsUrl!, 'nodejs_heap_size_total_bytes'),
+      cache: await metric(gw.info.metricsUrl!, 'gateway_relay_cache_bytes'),
+    };
+    await Promise.all([gw.stop(), mirror.stop(), official?.stop(), officialMirror?.stop()]);
+    const totalOf = (runs: Figures[]) => runs.reduce((sum, f) => sum + f.total, 0);
     const coldPerRequest = (warmStart - before) / cold.total;
-    const warmPerRequest = (warmEnd - warmStart) / (warm.total * RUNS);
-    row('relay mix: cold cache', cold, `${fmt(coldPerRequest, 2)} mirror requests per relay request`);
-    row('relay mix: warm', warm, `${fmt(warmPerRequest, 3)} mirror requests per relay request`);
+    const warmPerRequest = (warmEnd - warmStart) / totalOf(warmRuns);
     results.relay = { cold, warm, mirrorPerRequestCold: coldPerRequest, mirrorPerRequestWarm: warmPerRequest };
-    results.memory = { idleRssMb: mb(idleRss), peakRssUnderRelayLoadMb: mb(peakRss) };
+    if (official) {
+      const baseline = medians(officialRuns);
+      const officialPerRequest = (officialEnd - officialStart) / totalOf(officialRuns);
+      const against = (f: Figures) => `${fmt(f.rps / baseline.rps, 1)}x the official relay's throughput, p99 ${fmt(f.p99 / baseline.p99, 3)}x its p99`;
+      row('relay mix: official relay (baseline)', baseline, `${fmt(officialPerRequest, 3)} mirror requests per relay request, ${mb(officialPeakRss)} MB peak RSS`);
+      row('relay mix: cold cache', cold, `${against(cold)}; ${fmt(coldPerRequest, 2)} mirror requests per relay request`);
+      row('relay mix: warm', warm, `${against(warm)}; ${fmt(warmPerRequest, 3)} mirror requests per relay request`);
+      results.relay = {
+        ...(results.relay as object),
+        official: { ...baseline, mirrorPerRequest: officialPerRequest, peakRssMb: mb(officialPeakRss), dir: officialDir },
+        warmThroughputRatio: warm.rps / baseline.rps,
+        warmP99Ratio: warm.p99 / baseline.p99,
+        coldThroughputRatio: cold.rps / baseline.rps,
+        coldP99Ratio: cold.p99 / baseline.p99,
+      };
+    } else {
+      // Without the official relay the ceiling is the bare node:http server of the edge case.
+      const ceiling = (results.edge as { baseline?: Figures } | undefined)?.baseline;
+      const against = (f: Figures) => (ceiling ? `${fmt(f.rps / ceiling.rps, 2)}x the bare node:http ceiling; ` : '');
+      const instead = ceiling ? 'compared with the bare node:http ceiling' : 'BENCH_ONLY skips the bare node:http ceiling too';
+      rows.push(['relay mix: official relay', 'absent', '', '', `not built at ${lookedIn} (set OFFICIAL_RELAY_DIR); ${instead}`]);
+      row('relay mix: cold cache', cold, `${against(cold)}${fmt(coldPerRequest, 2)} mirror requests per relay request`);
+      row('relay mix: warm', warm, `${against(warm)}${fmt(warmPerRequest, 3)} mirror requests per relay request`);
+    }
+    if (only === 'relay') {
+      printTable(rows);
+      return;
+    }
+    const start = await startedGatewayMemory();
+    results.memory = {
+      idle: { rssMb: mb(idle.rss), heapUsedMb: mb(idle.heap), heapTotalMb: mb(idle.heapTotal), keyStoreHeapMb: mb1(gw.info.keyStoreHeapBytes ?? 0) },
+      relayMix: { peakRssMb: mb(peakRss), rssAfterMb: mb(loaded.rss), heapUsedMb: mb(loaded.heap), heapTotalMb: mb(loaded.heapTotal), relayCacheMb: mb(loaded.cache) },
+      npmStart: { idleRssMb: mb(start.idleRss), withSandboxStartedRssMb: mb(start.sandboxRss), sandboxMb: mb(start.sandboxRss - start.idleRss) },
+    };
+    results.startToReadyMs = Math.round(start.startToReadyMs);
   }
 
   // 4. Limiter: eth_chainId with limits off, in memory, and on Redis, three gateways measured in alternation.
@@ -250,13 +413,27 @@ async function main() {
     results.limiter = Object.fromEntries(Object.entries(figures).map(([k, f]) => [k, { ...f, throughputRatio: f.rps / off.rps }]));
   }
 
-  const widths = [0, 1, 2, 3, 4].map((i) => Math.max(...[['case', 'req/s', 'p50 ms', 'p99 ms', 'comparison'], ...rows].map((r) => (r[i] ?? '').length)));
-  const line = (r: string[]) => r.map((c, i) => (i > 0 && i < 4 ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ');
-  console.log(`\nconcurrency ${CONNECTIONS}, ${SECONDS} s per run, median of ${RUNS} runs after a ${WARMUP_SECONDS} s warm-up, ${process.version}, ${keyStore} key store\n`);
-  console.log(line(['case', 'req/s', 'p50 ms', 'p99 ms', 'comparison']));
-  for (const r of rows) console.log(line(r));
-  const memory = results.memory as { idleRssMb: number; peakRssUnderRelayLoadMb: number };
-  console.log(`\ngateway process memory: ${memory.idleRssMb} MB resident at idle, ${memory.peakRssUnderRelayLoadMb} MB peak under the relay load`);
+  printTable(rows);
+  const memory = results.memory as {
+    idle: { rssMb: number; heapUsedMb: number; heapTotalMb: number; keyStoreHeapMb: number };
+    relayMix: { peakRssMb: number; rssAfterMb: number; heapUsedMb: number; heapTotalMb: number; relayCacheMb: number };
+    npmStart: { idleRssMb: number; withSandboxStartedRssMb: number; sandboxMb: number };
+  };
+  const memoryRows = [
+    ['resident (RSS)', `${memory.idle.rssMb}`, `${memory.relayMix.peakRssMb} peak, ${memory.relayMix.rssAfterMb} after`],
+    ['V8 heap used / reserved', `${memory.idle.heapUsedMb} / ${memory.idle.heapTotalMb}`, `${memory.relayMix.heapUsedMb} / ${memory.relayMix.heapTotalMb}`],
+    ['  of which the key store (embedded)', `${memory.idle.keyStoreHeapMb}`, `${memory.idle.keyStoreHeapMb}`],
+    ['  of which the relay read cache', '0', `${memory.relayMix.relayCacheMb}`],
+    ['outside the heap (code, buffers)', `${memory.idle.rssMb - memory.idle.heapTotalMb}`, `${memory.relayMix.rssAfterMb - memory.relayMix.heapTotalMb}`],
+  ];
+  const mw = [0, 1, 2].map((i) => Math.max(...[['part (MB)', 'idle', 'relay mix, caches full'], ...memoryRows].map((r) => r[i].length)));
+  const memoryLine = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(mw[i]) : c.padStart(mw[i]))).join('  ');
+  console.log(`\ngateway memory by part (embedded key store, no sandbox):\n${memoryLine(['part (MB)', 'idle', 'relay mix, caches full'])}`);
+  for (const r of memoryRows) console.log(memoryLine(r));
+  console.log(
+    `npm start (compiled, sandbox): ${memory.npmStart.idleRssMb} MB resident at idle, ${memory.npmStart.withSandboxStartedRssMb} MB once the ledger sandbox and ` +
+      `one EVM devnet have started (the sandbox: ${memory.npmStart.sandboxMb} MB); start to banner ${fmt(results.startToReadyMs as number)} ms`,
+  );
   const us = (ns: number) => `${fmt(ns / 1000, 2)} us`;
   console.log(
     `key verification (${verification.store} store): ${us(verification.warmNs)} per request with a warm cache ` +
@@ -265,6 +442,7 @@ async function main() {
   mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
   const out = new URL('./results/latest.json', import.meta.url);
   writeFileSync(out, JSON.stringify(results, null, 2));
+  console.log(describeUsagePageCost(usagePageCost));
   console.log(`figures written to ${fileURLToPath(out)}`);
 }
 

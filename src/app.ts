@@ -1,38 +1,58 @@
+import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Config, LedgerConfig } from './config/schema.js';
 import { Edge } from './edge/edge.js';
-import { createOpsHandler, type ReadinessCheck } from './edge/ops.js';
-import { Router, type ApiKind, type NetworkRef } from './edge/route.js';
+import { createOps, type ReadinessCheck } from './edge/ops.js';
+import { PrivateListener, privatePort } from './edge/privateListener.js';
+import { OPS_PATHS, Router, type ApiKind, type NetworkRef } from './edge/route.js';
 import type { ApiHandler } from './edge/types.js';
 import type { NetworkUpstreams, UpstreamResolver } from './edge/upstreams.js';
 import { GatewayError } from './errors.js';
 import { createGraphqlProxy } from './graphql/proxy.js';
+import { storeAdmin } from './keys/admin.js';
+import { ADMIN_PREFIX, createAdminApi } from './keys/adminApi.js';
+import { writeAdminFile } from './keys/adminFile.js';
 import { ensureDemoKey } from './keys/demo.js';
+import { CreationBudget } from './keys/creationBudget.js';
+import { describeFreePlan } from './keys/freePlan.js';
 import { createKeysPage } from './keys/page.js';
 import { openKeyStore, type KeyStore } from './keys/store.js';
 import { createKeyVerifier } from './keys/verifier.js';
-import { createLedgerRelay, type LedgerRelay } from './ledger/relay.js';
+import { createLedgerRelay, type LedgerRelay } from './relay/ledgerRelay.js';
+import { debugPlans } from './limits/debugAccess.js';
 import { createLimiter } from './limits/index.js';
-import type { Limiter } from './limits/types.js';
+import type { Limiter, WriteBudget } from './limits/types.js';
 import type { LocalUpstreams } from './localUpstreams.js';
 import { createLogger } from './log.js';
 import { createMcpHandler } from './mcp/handler.js';
-import { instrumentRelay, registry } from './metrics.js';
+import { FilterService } from './live/filters.js';
+import { MemoryFilterStore, RedisFilterStore } from './live/filterStore.js';
+import { NetworkFeed } from './live/feed.js';
+import { backendCaller, rpcSource } from './live/source.js';
+import { UpstreamHeads } from './live/upstreamHeads.js';
+import { registry, trackFilters } from './metrics.js';
+import { instrumentRelay } from './relay/instrument.js';
 import { createRestProxy } from './rest/proxy.js';
 import type { RpcBackend } from './rpc/answer.js';
 import { EvmForwarder } from './rpc/evmForwarder.js';
+import { MethodPolicy } from './rpc/methodPolicy.js';
 import { createRpcHandler } from './rpc/handler.js';
 import { UpstreamPool } from './rpc/upstreamPool.js';
 import { publicUrls, type PublicUrls } from './publicUrls.js';
 import { startOnce } from './startOnce.js';
+import { createUsageHandler } from './usage/handler.js';
 
 export interface Gateway {
   config: Config;
   url: string;
   port: number;
   urls: PublicUrls;
+  /** The private listener, when something is mounted on it. */
+  privateUrl?: string;
+  /** The admin API's base URL on the private listener, when the API is on. */
+  adminUrl?: string;
   router: Router;
   keyStore: KeyStore;
   limiter: Limiter;
@@ -48,6 +68,8 @@ export interface GatewayOptions {
   /** Supply a limiter or key store shared with a test; the gateway then does not close them. */
   limiter?: Limiter;
   keyStore?: KeyStore;
+  /** Clock of filter expiry, in ms; tests inject one. */
+  now?: () => number;
 }
 
 /** Builds every part from the config, listens, and returns a handle that shuts it all down gracefully. */
@@ -67,7 +89,14 @@ export async function startGateway(config: Config, opts: GatewayOptions = {}): P
     if (local) return local.upstreams(network);
     throw new GatewayError('UPSTREAM_NOT_CONFIGURED', network.id);
   };
-  const backends = new Backends(config, upstreams, local, logger);
+  const filters = new FilterService({
+    store: config.limits.redisUrl ? new RedisFilterStore(config.limits.redisUrl) : new MemoryFilterStore(),
+    timeoutMs: config.live.filterTimeoutMs,
+    now: opts.now,
+  });
+  const untrackFilters = trackFilters(() => filters.size());
+  const backends = new Backends(config, upstreams, local, logger, filters);
+  backends.checkConfiguredUpstreams(router.networks());
 
   const server = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 120_000 });
   server.listen(config.server.port, config.server.host);
@@ -82,8 +111,7 @@ export async function startGateway(config: Config, opts: GatewayOptions = {}): P
   const graphql = createGraphqlProxy({
     upstreams,
     timeoutMs: config.server.upstreamTimeoutMs,
-    verify: verifier,
-    revocationCheckMs: config.keys.cacheTtlMs,
+    maxPayloadBytes: config.server.wsMaxPayloadBytes,
     idleTimeoutMs: config.server.subscriptionIdleTimeoutMs,
   });
   let edge: Edge;
@@ -97,8 +125,23 @@ export async function startGateway(config: Config, opts: GatewayOptions = {}): P
     },
     ...backends.readinessChecks(router.networks()),
   ];
+  const ops = createOps({ registry, checks: readiness, isDraining: () => edge.isDraining, publicToken: config.ops.token });
+  const usageSources = { store: keyStore, unflushed: (keyId: string) => limiter.unflushedUsage?.(keyId) ?? [] };
   const handlers: Partial<Record<ApiKind, ApiHandler>> = {
-    rpc: createRpcHandler({ backendFor: (n) => backends.for(n), limiter, maxBatch: config.server.maxBatchSize }),
+    rpc: createRpcHandler({
+      backendFor: (n) => backends.for(n),
+      limiter,
+      maxBatch: config.server.maxBatchSize,
+      debugPlans: debugPlans(config.plans),
+      sockets: {
+        feedFor: (n) => backends.feed(n),
+        pingIntervalMs: config.server.wsPingIntervalMs,
+        idleTimeoutMs: config.server.subscriptionIdleTimeoutMs,
+        maxBufferedBytes: config.server.wsMaxBufferedBytes,
+        logger,
+      },
+      writeBudgetFor: (n) => writeBudgetOf(n, config),
+    }),
     rest: createRestProxy({ upstreams, timeoutMs: config.server.upstreamTimeoutMs }),
     graphql,
     'beta-graphql': graphql,
@@ -110,29 +153,66 @@ export async function startGateway(config: Config, opts: GatewayOptions = {}): P
       allowedOrigins: urls.origins,
       bodyLimitBytes: config.server.bodyLimitBytes,
     }),
-    keys: createKeysPage({ store: keyStore, appUrl: urls.app, mirrorUrlFor: (n) => urls.mirror(n) }),
-    ops: createOpsHandler({ registry, checks: readiness, isDraining: () => edge.isDraining }),
+    keys: createKeysPage({
+      store: keyStore,
+      appUrl: urls.app,
+      mirrorUrlFor: (n) => urls.mirror(n),
+      rpcUrlFor: (n) => urls.ledgerRpc(n),
+      freePlan: describeFreePlan(config),
+      selfService: config.keys.selfService,
+      budget: new CreationBudget({ windowMs: config.keys.creationWindowMs, perClient: config.keys.creationsPerClient, perWindow: config.keys.creationsPerWindow }),
+      clientIpHeader: config.server.clientIpHeader,
+    }),
+    ops: ops.publicHandler,
+    usage: createUsageHandler({ sources: usageSources, verifier }),
   };
   edge = new Edge({ config, router, verifier, limiter, handlers, logger });
-  server.on('request', edge.handle);
+
+  const privateListener = new PrivateListener({ host: config.private.host, port: privatePort(config), logger });
+  for (const path of OPS_PATHS) privateListener.mount(path, ops.privateHandler);
+  // The embedded store belongs to this one process, so the local CLI can only reach it through this gateway: it gets
+  // a token made for this run, handed over in a 0600 file beside the store.
+  const localAdmin = keyStore.kind === 'embedded';
+  const adminToken = config.admin.token ?? (localAdmin ? randomBytes(32).toString('base64url') : undefined);
+  if (adminToken) {
+    privateListener.mount(ADMIN_PREFIX, createAdminApi(storeAdmin(keyStore, config.plans, (ids) => verifier.forget?.(ids)), adminToken), { onPublic: config.admin.publicListener });
+  }
+  const privateUrl = await privateListener.listen();
+  const removeAdminFile = localAdmin && privateUrl && adminToken ? writeAdminFile(config.keys.dataDir, { url: privateUrl, token: adminToken }) : undefined;
+  server.on('request', (req, res) => {
+    if (!privateListener.servePublic(req, res)) edge.handle(req, res);
+  });
   server.on('upgrade', edge.upgrade);
-  logger.info({ url: selfUrl, sandbox: config.sandbox.enabled }, 'gateway listening');
+  logger.info({ url: selfUrl, privateUrl, sandbox: config.sandbox.enabled }, 'gateway listening');
 
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
+      removeAdminFile?.();
       server.close();
       await edge.drain(config.server.shutdownGraceMs);
       server.closeAllConnections();
+      await privateListener.close();
+      await edge.closeSockets();
       await Promise.all([...new Set(Object.values(handlers))].map((h) => h.close?.()));
       await backends.close();
+      untrackFilters();
+      await filters.close();
       await local?.close();
       if (!opts.limiter) await limiter.close();
       if (!opts.keyStore) await keyStore.close();
       logger.info('gateway stopped');
     })());
 
-  return { config, url: selfUrl, port, urls, router, keyStore, limiter, demoKey, local, close };
+  const adminUrl = adminToken && privateUrl ? `${privateUrl}${ADMIN_PREFIX}` : undefined;
+  return { config, url: selfUrl, port, urls, privateUrl, adminUrl, router, keyStore, limiter, demoKey, local, close };
+}
+
+/** The ledger relay's writes go to consensus nodes and are budgeted; an EVM network's only if the operator set one. */
+function writeBudgetOf(network: NetworkRef, config: Config): WriteBudget | undefined {
+  if (network.chain.kind === 'ledger') return { scope: 'ledger', perSecond: config.limits.writesPerSecond };
+  const perSecond = network.network.writesPerSecond;
+  return perSecond === undefined ? undefined : { scope: network.id, perSecond };
 }
 
 /** Upstreams from the operator's config, or undefined when the network has none and the sandbox should serve it. */
@@ -147,13 +227,33 @@ function configuredUpstreams(network: NetworkRef): NetworkUpstreams | undefined 
 class Backends {
   private readonly evm = new Map<string, { pool: UpstreamPool; backend: EvmForwarder }>();
   private readonly relays = new Map<string, Promise<LedgerRelay>>();
+  private readonly feeds = new Map<string, Promise<NetworkFeed>>();
 
   constructor(
     private readonly config: Config,
     private readonly upstreams: UpstreamResolver,
     private readonly local: LocalUpstreams | undefined,
     private readonly logger: Logger,
+    private readonly filters: FilterService,
   ) {}
+
+  /** The network's one follower for eth_subscribe, reading the chain as its filters do. */
+  feed(network: NetworkRef): Promise<NetworkFeed> {
+    return startOnce(this.feeds, network.id, async () => {
+      const source =
+        network.chain.kind === 'ledger'
+          ? rpcSource(backendCaller(await this.relay(network), { network, requestId: 'live-feed' }))
+          : this.evmBackend(network).backend.source;
+      const { wsUpstreams } = network.network;
+      return new NetworkFeed({
+        network: network.id,
+        source,
+        pollMs: this.config.live.pollIntervalMs,
+        heads: wsUpstreams.length > 0 ? new UpstreamHeads(wsUpstreams, this.config.server.upstreamTimeoutMs, this.logger) : undefined,
+        logger: this.logger,
+      });
+    });
+  }
 
   async for(network: NetworkRef): Promise<RpcBackend> {
     return network.chain.kind === 'ledger' ? this.relay(network) : this.evmBackend(network).backend;
@@ -162,8 +262,21 @@ class Backends {
   private evmBackend(network: NetworkRef) {
     let entry = this.evm.get(network.id);
     if (!entry) {
-      const pool = new UpstreamPool(network.id, async () => (await this.upstreams(network)).rpc, this.config.server.upstreamTimeoutMs);
-      entry = { pool, backend: new EvmForwarder(network.network.chainId, pool) };
+      const pool = new UpstreamPool({
+        networkId: network.id,
+        chainId: network.network.chainId,
+        urls: async () => (await this.upstreams(network)).rpc,
+        timeoutMs: this.config.server.upstreamTimeoutMs,
+        health: this.config.upstreamHealth,
+        logger: this.logger,
+      });
+      entry = {
+        pool,
+        backend: new EvmForwarder(network.network.chainId, pool, new MethodPolicy(network.id, this.config.rpcPolicy, network.network), {
+          service: this.filters,
+          network: network.id,
+        }),
+      };
       this.evm.set(network.id, entry);
     }
     return entry;
@@ -177,6 +290,7 @@ class Backends {
           ledger: await this.ledgerConfig(network),
           relay: this.config.relay,
           logger: this.logger,
+          filters: this.filters,
         })),
     );
   }
@@ -185,6 +299,11 @@ class Backends {
     if (network.network.ledger) return network.network.ledger;
     if (this.local) return this.local.ledgerConfig(network);
     throw new GatewayError('UPSTREAM_NOT_CONFIGURED', network.id);
+  }
+
+  /** At start-up, in the background, every configured EVM upstream's chain id is checked; requests wait for it. */
+  checkConfiguredUpstreams(networks: NetworkRef[]): void {
+    for (const n of networks) if (n.chain.kind === 'evm' && configuredUpstreams(n)) void this.evmBackend(n).pool.start().catch(() => undefined);
   }
 
   /** Networks with configured upstreams must have one reachable; sandbox networks start on demand and are not probed. */
@@ -205,6 +324,7 @@ class Backends {
   }
 
   async close(): Promise<void> {
+    for (const feed of this.feeds.values()) (await feed.catch(() => undefined))?.close();
     await Promise.all([...this.evm.values()].map((e) => e.pool.close()));
     await Promise.all([...this.relays.values()].map(async (r) => (await r.catch(() => undefined))?.close()));
   }

@@ -34,6 +34,7 @@ export const ERRORS = {
   UNKNOWN_HOST: entry(404, -32601, 'NOT_FOUND', 'Unknown host'),
   API_NOT_OFFERED: entry(404, -32601, 'NOT_FOUND', 'This network does not offer that API'),
   BAD_REQUEST: entry(400, -32600, 'BAD_REQUEST', 'Bad request'),
+  PATH_REFUSED: entry(400, -32600, 'BAD_REQUEST', 'Path refused: a "." or ".." segment, in any spelling, is not allowed'),
   KEY_MISSING: entry(401, -32001, 'UNAUTHENTICATED', `API key missing. ${AUTH_HOWTO}`),
   KEY_INVALID: entry(401, -32001, 'UNAUTHENTICATED', `API key not recognised or revoked. ${AUTH_HOWTO}`),
   KEY_CONFLICT: entry(400, -32600, 'BAD_REQUEST', 'Two different API keys were sent; send one'),
@@ -42,9 +43,17 @@ export const ERRORS = {
   ACCOUNT_NOT_FOUND: entry(404, -32602, 'NOT_FOUND', 'No account with that id'),
   PLAN_UNKNOWN: entry(400, -32602, 'BAD_USER_INPUT', 'Unknown plan'),
   FORM_REFUSED: entry(403, -32600, 'FORBIDDEN', 'Form submission refused (it did not come from this page); reload the page and submit it again'),
+  OPERATOR_TOKEN_INVALID: entry(401, -32001, 'UNAUTHENTICATED', 'Operator token missing or wrong; send it as Authorization: Bearer <token>'),
+  ADMIN_KEY_NOT_ID: entry(400, -32602, 'BAD_USER_INPUT', 'That is an API key, not its id: name keys by id (key_...), never by the key itself'),
+  KEYS_PER_ACCOUNT: entry(429, -32005, 'RATE_LIMITED', 'This account already has as many active keys as allowed; revoke one before creating another'),
+  KEY_CREATION_LIMITED: entry(429, -32005, 'RATE_LIMITED', 'Too many keys created recently; try again later'),
+  KEY_CREATION_CLOSED: entry(403, -32003, 'FORBIDDEN', 'Self-service key creation is closed on this gateway; ask its operator for a key'),
   KEY_STORE_LOCKED: entry(503, -32603, 'SERVICE_UNAVAILABLE', 'The embedded key store is in use by another process'),
+  PORT_IN_USE: entry(503, -32603, 'SERVICE_UNAVAILABLE', 'The port is in use by another process'),
   PLAN_FORBIDDEN: entry(403, -32003, 'FORBIDDEN', 'Your plan does not include this API'),
   RELAY_FORBIDDEN: entry(403, -32003, 'FORBIDDEN', 'Your plan does not include the ledger JSON-RPC relay'),
+  // Refused per call (HTTP 200), so the other calls of a batch are still answered.
+  DEBUG_FORBIDDEN: entry(403, -32003, 'FORBIDDEN', 'Your plan does not include the debug_ and trace_ methods'),
   HOST_NOT_ALLOWED: entry(403, -32000, 'FORBIDDEN', 'Host or Origin not allowed (DNS-rebinding protection)'),
   RATE_LIMITED: entry(429, -32005, 'RATE_LIMITED', 'Limit exceeded: requests per second'),
   QUOTA_EXHAUSTED: entry(429, -32005, 'RATE_LIMITED', 'Limit exceeded: monthly quota exhausted'),
@@ -54,11 +63,14 @@ export const ERRORS = {
   UPSTREAM_TIMEOUT: entry(504, -32603, 'GATEWAY_TIMEOUT', 'Upstream timed out'),
   UPSTREAM_NOT_CONFIGURED: entry(502, -32603, 'BAD_GATEWAY', 'No upstream is configured for this network'),
   SHUTTING_DOWN: entry(503, -32603, 'SERVICE_UNAVAILABLE', 'Gateway is shutting down'),
+  SOCKETS_BUSY: entry(503, -32603, 'SERVICE_UNAVAILABLE', 'Too many connections are waiting to authenticate; try again shortly'),
   // Ledger relay errors: codes follow the official relay where it defines one.
   UNSUPPORTED_METHOD: entry(200, -32601, 'BAD_REQUEST', 'Method not supported on this chain'),
   EXECUTION_REVERTED: entry(200, 3, 'BAD_REQUEST', 'execution reverted'),
   UNKNOWN_BLOCK: entry(200, -39012, 'BAD_USER_INPUT', 'Unknown block'),
+  TRANSACTION_NOT_FOUND: entry(200, -32001, 'NOT_FOUND', 'Transaction not found'),
   RANGE_TOO_LARGE: entry(200, -32000, 'BAD_USER_INPUT', 'Range too large'),
+  LOGS_LIMITED: entry(200, -32005, 'BAD_USER_INPUT', 'Limit exceeded: this eth_getLogs call needs more mirror-node pages than one call may use; narrow the block range, addresses or topics'),
   WRONG_CHAIN_ID: entry(200, -32000, 'BAD_USER_INPUT', 'Transaction signed for another chain'),
   NONCE_TOO_LOW: entry(200, -32001, 'BAD_USER_INPUT', 'Nonce too low'),
   NONCE_TOO_HIGH: entry(200, -32002, 'BAD_USER_INPUT', 'Nonce too high'),
@@ -76,10 +88,13 @@ export const ERRORS = {
   GRAPHQL_TOO_DEEP: entry(400, -32600, 'QUERY_TOO_DEEP', 'Query is nested deeper than your plan allows'),
   GRAPHQL_TOO_LARGE: entry(413, -32600, 'QUERY_TOO_LARGE', 'Query is larger than your plan allows'),
   TOO_MANY_SUBSCRIPTIONS: entry(429, -32005, 'RATE_LIMITED', 'Limit exceeded: open subscription connections for this key'),
-  // Mirror-node REST answers in the real mirror node's words (`Invalid parameter: <name>`).
-  MIRROR_INVALID_PARAMETER: entry(400, -32602, 'BAD_USER_INPUT', 'Invalid parameter'),
-  MIRROR_UNKNOWN_PARAMETER: entry(400, -32602, 'BAD_USER_INPUT', 'Unknown query parameter'),
-  CONTRACT_REVERT_EXECUTED: entry(400, 3, 'BAD_REQUEST', 'CONTRACT_REVERT_EXECUTED'),
+  // Filters and WebSocket subscriptions (geth's words where geth has them).
+  FILTER_NOT_FOUND: entry(200, -32000, 'BAD_USER_INPUT', 'filter not found'),
+  TOO_MANY_FILTERS: entry(200, -32005, 'RATE_LIMITED', 'Limit exceeded: filters installed for this key; uninstall one (eth_uninstallFilter) or let one expire'),
+  FILTERS_UNAVAILABLE: entry(503, -32603, 'SERVICE_UNAVAILABLE', 'Filter store unavailable; try again shortly'),
+  SUBSCRIPTION_NOT_FOUND: entry(200, -32000, 'BAD_USER_INPUT', 'subscription not found'),
+  TOO_MANY_SOCKET_SUBSCRIPTIONS: entry(200, -32005, 'RATE_LIMITED', 'Limit exceeded: subscriptions on this WebSocket'),
+  TOO_MANY_SOCKETS: entry(429, -32005, 'RATE_LIMITED', 'Limit exceeded: open JSON-RPC WebSockets for this key'),
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorName = keyof typeof ERRORS;
@@ -87,13 +102,15 @@ export type ErrorName = keyof typeof ERRORS;
 /** An error from the catalogue, with an optional detail that never contains an API key. */
 export class GatewayError extends Error {
   readonly entry: CatalogueEntry;
+  /** What went wrong inside (an upstream's address, an SDK message): for the operator's log line, never an answer. */
+  internal?: string;
   constructor(
     readonly errorName: ErrorName,
     detail?: string,
     readonly data?: unknown,
     readonly headers?: Record<string, string>,
   ) {
-    super(detail ? `${ERRORS[errorName].message}: ${detail}` : ERRORS[errorName].message);
+    super(detail ? joinDetail(ERRORS[errorName].message, detail) : ERRORS[errorName].message);
     this.entry = ERRORS[errorName];
   }
   get http(): number {
@@ -102,6 +119,18 @@ export class GatewayError extends Error {
   get rpcCode(): number {
     return this.entry.rpc;
   }
+}
+
+/** `Message: detail`, or after a message that is already a sentence, the detail as the next one. */
+function joinDetail(message: string, detail: string): string {
+  return message.endsWith('.') ? `${message} ${detail.charAt(0).toUpperCase()}${detail.slice(1)}` : `${message}: ${detail}`;
+}
+
+/** A catalogue error whose cause stays in the log: the client gets the catalogue's words (and `detail`, if any). */
+export function hidingCause(name: ErrorName, internal: string, detail?: string): GatewayError {
+  const err = new GatewayError(name, detail);
+  err.internal = internal;
+  return err;
 }
 
 export function isGatewayError(err: unknown): err is GatewayError {

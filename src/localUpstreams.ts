@@ -11,15 +11,22 @@ import { startOnce } from './startOnce.js';
  * one start) so twenty networks cost nothing until someone calls them.
  */
 export class LocalUpstreams {
-  private readonly devnets = new DevnetPool();
+  private readonly devnets: DevnetPool;
   private readonly ledgers = new Map<string, Promise<LedgerSandbox>>();
   private readonly evmGraphql = new Map<string, Promise<{ url: string; close(): Promise<void> }>>();
 
-  constructor(private readonly config: Config) {}
+  constructor(private readonly config: Config) {
+    this.devnets = new DevnetPool({ history: config.sandbox.history });
+  }
 
   ledger(network: NetworkRef): Promise<LedgerSandbox> {
     return startOnce(this.ledgers, network.id, () =>
-      startLedgerSandbox({ chainId: network.network.chainId, blockIntervalMs: this.config.sandbox.blockIntervalMs, host: '127.0.0.1' }),
+      startLedgerSandbox({
+        chainId: network.network.chainId,
+        blockIntervalMs: this.config.sandbox.blockIntervalMs,
+        host: '127.0.0.1',
+        history: this.config.sandbox.history,
+      }),
     );
   }
 

@@ -2,16 +2,29 @@ import pino, { type Logger } from 'pino';
 /** Key-shaped strings (`pk_...`) are masked wherever they slip into a message. */
 const KEY_PATTERN = /\b(pk_[a-z]+_)[A-Za-z0-9_-]{8,}/g;
 /**
- * In free text (an upstream error echoing a URL) a path-auth segment can stand anywhere, so every `/v1/<segment>`
- * is masked; masking `/api/v1/accounts` there too costs a log reader little. Request paths use `redactPath`.
+ * In free text (an upstream error echoing a URL) a path-auth segment can stand anywhere, so every `/v1/<segment>` is
+ * masked, except the REST API's own `/api/v1/<resource>` (never a key) and `/v1/graphql`: a log reader needs the
+ * resource. Request paths are redacted by `redactPath` first; this pass must not undo its care.
  */
-const PATH_KEY_PATTERN = /\/v1\/(?!graphql(?:[/?\s"']|$))[^/?\s"']+/g;
+const PATH_KEY_PATTERN = /(?<!\/api)\/v1\/(?!graphql(?:[/?\s"']|$))[^/?\s"']+/g;
+
+/** Both patterns need one of these markers: a string without them cannot hold a key and is not run through them. */
+function mayHoldKey(text: string): boolean {
+  return text.includes('pk_') || text.includes('/v1/');
+}
 
 export function redactText(text: string): string {
+  if (!mayHoldKey(text)) return text;
   return text.replace(PATH_KEY_PATTERN, '/v1/***').replace(KEY_PATTERN, '$1***');
 }
 
-/** Every string in a log object, at any depth, is scrubbed; errors become plain objects so their text is too. */
+/** Fields of the request line whose values the gateway makes itself (names from the config, key ids, numbers). */
+const GATEWAY_FIELDS = new Set(['api', 'network', 'keyId', 'status', 'ms', 'calls', 'httpMethod']);
+
+/**
+ * Every string in a log object, at any depth, is scrubbed; errors become plain objects so their text is too. An object
+ * or array is copied only when something in it changed, which for a request line is almost never.
+ */
 function scrub(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return redactText(value);
   if (value === null || typeof value !== 'object' || depth > 8) return value;
@@ -19,12 +32,36 @@ function scrub(value: unknown, depth = 0): unknown {
     const { name, message, stack, cause } = value;
     return { type: name, message: redactText(message), stack: stack && redactText(stack), ...(cause === undefined ? {} : { cause: scrub(cause, depth + 1) }) };
   }
-  if (Array.isArray(value)) return value.map((v) => scrub(v, depth + 1));
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const scrubbed = scrub(value[i], depth + 1);
+      if (scrubbed !== value[i]) (copy ??= [...value])[i] = scrubbed;
+    }
+    return copy ?? value;
+  }
   if (Object.getPrototypeOf(value) !== Object.prototype) return value;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, scrub(v, depth + 1)]));
+  const object = value as Record<string, unknown>;
+  let copy: Record<string, unknown> | undefined;
+  for (const k of Object.keys(object)) {
+    const v = object[k];
+    if (v === null || typeof v === 'number' || typeof v === 'boolean' || (depth === 0 && GATEWAY_FIELDS.has(k))) continue;
+    const scrubbed = scrub(v, depth + 1);
+    if (scrubbed !== v) (copy ??= { ...object })[k] = scrubbed;
+  }
+  return copy ?? object;
 }
 
-export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
+/**
+ * Standard output, written in blocks of at least 4 KiB instead of one write per line: a request line no longer costs a
+ * system call. Buffered lines are flushed when the process exits (pino registers the flush); a SIGKILL loses at most
+ * that block.
+ */
+export function bufferedDestination(dest: number | string = 1): pino.DestinationStream {
+  return pino.destination({ dest, minLength: 4096, sync: false });
+}
+
+export function createLogger(level: string, destination: pino.DestinationStream = bufferedDestination()): Logger {
   return pino(
     {
       level,
@@ -34,10 +71,11 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
       hooks: {
         // Upstream errors can echo URLs with keys in them; every string argument is scrubbed on its way out.
         logMethod(args, method) {
-          method.apply(this, args.map((a) => (typeof a === 'string' ? redactText(a) : a)) as Parameters<typeof method>);
+          for (let i = 0; i < args.length; i++) if (typeof args[i] === 'string') args[i] = redactText(args[i] as string);
+          method.apply(this, args);
         },
       },
     },
-    destination as pino.DestinationStream | undefined,
+    destination,
   );
 }

@@ -1,6 +1,4 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { ERRORS } from './errors.js';
-import type { LedgerRelay } from './ledger/relay.js';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** The one registry every module registers its metrics on. Labels never carry an API key or key id. */
 export const registry = new Registry();
@@ -42,6 +40,27 @@ export const upstreamDuration = new Histogram({
   registers: [registry],
 });
 
+export const upstreamChainMismatch = new Counter({
+  name: 'gateway_upstream_chain_mismatch_total',
+  help: 'EVM upstreams refused because eth_chainId named another chain than the network is configured with',
+  labelNames: ['network', 'upstream'] as const,
+  registers: [registry],
+});
+
+export const upstreamInRotation = new Gauge({
+  name: 'gateway_upstream_in_rotation',
+  help: 'Whether an EVM upstream serves first (1) or only as a last resort (0: lagging, failing or another chain)',
+  labelNames: ['network', 'upstream'] as const,
+  registers: [registry],
+});
+
+export const upstreamHedges = new Counter({
+  name: 'gateway_upstream_hedged_requests_total',
+  help: 'EVM reads also sent to a second upstream because the first was slower than its usual latency',
+  labelNames: ['network'] as const,
+  registers: [registry],
+});
+
 /** Outcome label of a finished request: ok, client_error, auth, limited, upstream_error, server_error. */
 export function outcomeOf(status: number): string {
   if (status < 400) return 'ok';
@@ -58,70 +77,69 @@ export const consensusSubmissions = new Counter({
   registers: [registry],
 });
 
-export const relayCalls = new Counter({
-  name: 'gateway_relay_calls_total',
-  help: 'Ledger relay JSON-RPC calls by network, method and outcome (ok or the JSON-RPC error code); unsupported methods count as other',
-  labelNames: ['network', 'method', 'outcome'] as const,
-  registers: [registry],
-});
+// Live data: filters, JSON-RPC WebSockets and eth_subscribe.
 
-/** Relays whose own cache and mirror-client counts are read at scrape time, by network id. */
-const relays = new Map<string, LedgerRelay>();
-
-new Counter({
-  name: 'gateway_relay_cache_requests_total',
-  help: 'Ledger relay read-cache lookups by network and result: hit, miss, coalesced (joined a load already in flight)',
-  labelNames: ['network', 'result'] as const,
-  registers: [registry],
-  collect() {
-    this.reset();
-    for (const [network, relay] of relays) {
-      const { hits, misses, coalesced } = relay.stats().cache;
-      this.inc({ network, result: 'hit' }, hits);
-      this.inc({ network, result: 'miss' }, misses);
-      this.inc({ network, result: 'coalesced' }, coalesced);
-    }
-  },
-});
-
-new Counter({
-  name: 'gateway_relay_mirror_requests_total',
-  help: 'Ledger relay mirror-node client by network and kind: attempt (each HTTP request), retry, failure (a lookup that gave up), coalesced (a GET that joined one in flight)',
+export const filtersCreated = new Counter({
+  name: 'gateway_filters_created_total',
+  help: 'JSON-RPC filters installed, by network and kind (logs, blocks, pending)',
   labelNames: ['network', 'kind'] as const,
   registers: [registry],
+});
+
+export const filterPolls = new Counter({
+  name: 'gateway_filter_polls_total',
+  help: 'eth_getFilterChanges answered, by network and kind',
+  labelNames: ['network', 'kind'] as const,
+  registers: [registry],
+});
+
+/** Filter counts read at scrape time; only a memory store knows one (on Redis every instance adds to the same set). */
+const filterCounts = new Set<() => number | undefined>();
+
+new Gauge({
+  name: 'gateway_filters',
+  help: 'JSON-RPC filters held in this instance\'s memory (absent when filters live in Redis)',
+  registers: [registry],
   collect() {
     this.reset();
-    for (const [network, relay] of relays) {
-      const { requests, retries, failures, coalesced } = relay.stats().mirror;
-      this.inc({ network, kind: 'attempt' }, requests);
-      this.inc({ network, kind: 'retry' }, retries);
-      this.inc({ network, kind: 'failure' }, failures);
-      this.inc({ network, kind: 'coalesced' }, coalesced);
+    let total: number | undefined;
+    for (const count of filterCounts) {
+      const n = count();
+      if (n !== undefined) total = (total ?? 0) + n;
     }
+    if (total !== undefined) this.set(total);
   },
 });
 
-/**
- * The relay of one network, answering exactly as before, with each call counted by method and outcome and its cache
- * and mirror counts exported. Methods the relay does not support are labelled `other`, so callers cannot grow the
- * label set.
- */
-export function instrumentRelay(network: string, relay: LedgerRelay): LedgerRelay {
-  relays.set(network, relay);
-  return {
-    async handle(calls, ctx) {
-      const outcomes = await relay.handle(calls, ctx);
-      outcomes.forEach((outcome, i) => {
-        const code = 'error' in outcome ? outcome.error.code : undefined;
-        const method = code === ERRORS.UNSUPPORTED_METHOD.rpc ? 'other' : calls[i].method;
-        relayCalls.inc({ network, method, outcome: code === undefined ? 'ok' : String(code) });
-      });
-      return outcomes;
-    },
-    stats: () => relay.stats(),
-    async close() {
-      relays.delete(network);
-      await relay.close();
-    },
-  };
+export function trackFilters(count: () => number | undefined): () => void {
+  filterCounts.add(count);
+  return () => filterCounts.delete(count);
 }
+
+export const rpcSockets = new Gauge({
+  name: 'gateway_rpc_websockets',
+  help: 'JSON-RPC WebSockets open on /rpc, by network',
+  labelNames: ['network'] as const,
+  registers: [registry],
+});
+
+export const rpcSubscriptions = new Gauge({
+  name: 'gateway_rpc_subscriptions',
+  help: 'eth_subscribe subscriptions running, by network and type (newHeads, logs, newPendingTransactions)',
+  labelNames: ['network', 'type'] as const,
+  registers: [registry],
+});
+
+export const rpcNotifications = new Counter({
+  name: 'gateway_rpc_notifications_total',
+  help: 'eth_subscription notifications sent, by network and type',
+  labelNames: ['network', 'type'] as const,
+  registers: [registry],
+});
+
+export const rpcSocketsClosed = new Counter({
+  name: 'gateway_rpc_websocket_closes_total',
+  help: 'JSON-RPC WebSockets closed by the gateway, by reason: slow_reader (send buffer over server.wsMaxBufferedBytes), no_pong, idle, quota (closes made by the edge, for revocation or shutdown, are not counted here)',
+  labelNames: ['reason'] as const,
+  registers: [registry],
+});

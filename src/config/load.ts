@@ -19,14 +19,20 @@ export const ENV_OVERRIDES: Record<string, { path: string[]; type: 'string' | 'i
   MAX_BATCH_SIZE: { path: ['server', 'maxBatchSize'], type: 'int' },
   UPSTREAM_TIMEOUT_MS: { path: ['server', 'upstreamTimeoutMs'], type: 'int' },
   SHUTDOWN_GRACE_MS: { path: ['server', 'shutdownGraceMs'], type: 'int' },
+  PRIVATE_HOST: { path: ['private', 'host'], type: 'string' },
+  PRIVATE_PORT: { path: ['private', 'port'], type: 'int' },
+  ADMIN_TOKEN: { path: ['admin', 'token'], type: 'string' },
+  OPS_TOKEN: { path: ['ops', 'token'], type: 'string' },
   DATABASE_URL: { path: ['keys', 'databaseUrl'], type: 'string' },
   DATA_DIR: { path: ['keys', 'dataDir'], type: 'string' },
   KEY_CACHE_TTL_MS: { path: ['keys', 'cacheTtlMs'], type: 'int' },
+  KEYS_SELF_SERVICE: { path: ['keys', 'selfService'], type: 'string' },
   REDIS_URL: { path: ['limits', 'redisUrl'], type: 'string' },
   REDIS_FAILURE: { path: ['limits', 'redisFailure'], type: 'string' },
   RELAY_PHASE: { path: ['limits', 'relayPhase'], type: 'string' },
   SANDBOX: { path: ['sandbox', 'enabled'], type: 'bool' },
   SANDBOX_BLOCK_INTERVAL_MS: { path: ['sandbox', 'blockIntervalMs'], type: 'int' },
+  SANDBOX_HISTORY: { path: ['sandbox', 'history'], type: 'bool' },
   LOG_LEVEL: { path: ['log', 'level'], type: 'string' },
 };
 
@@ -88,7 +94,7 @@ export function loadConfig(options: { file?: string; env?: Env; overrides?: Part
     ...fromFile,
     ...options.overrides,
   };
-  for (const section of ['server', 'keys', 'limits', 'sandbox', 'relay', 'log']) {
+  for (const section of ['server', 'private', 'admin', 'ops', 'keys', 'limits', 'sandbox', 'live', 'relay', 'log']) {
     input[section] = { ...(section === 'sandbox' ? { enabled: !file } : {}), ...fromFile[section as keyof ConfigInput] as object, ...options.overrides?.[section as keyof ConfigInput] as object };
   }
   for (const [name, { path, type }] of Object.entries(ENV_OVERRIDES)) {
@@ -106,6 +112,12 @@ export function validateConfig(input: unknown): Config {
     throw new ConfigError(`Invalid config:\n${lines.join('\n')}`);
   }
   const config = parsed.data;
+  // Every plan has GraphQL bounds: its own, capped by the server's, or the server's.
+  const { graphqlMaxDepth, graphqlMaxBytes } = config.server;
+  for (const plan of Object.values(config.plans)) {
+    plan.maxGraphqlDepth = Math.min(plan.maxGraphqlDepth ?? graphqlMaxDepth, graphqlMaxDepth);
+    plan.maxGraphqlBytes = Math.min(plan.maxGraphqlBytes ?? graphqlMaxBytes, graphqlMaxBytes);
+  }
   for (const [chainName, chain] of Object.entries(config.chains)) {
     for (const [networkName, network] of Object.entries(chain.networks)) {
       const at = `chains.${chainName}.networks.${networkName}`;

@@ -10,6 +10,28 @@ export type PlanApi = (typeof PLAN_APIS)[number];
 
 const url = z.string().url();
 
+/**
+ * Never forwarded by default: node administration and node-held keys (an operator's own node would hand them to
+ * every key holder), consensus-client and miner controls, and dev-node namespaces that rewrite state.
+ */
+export const CLOSED_BY_DEFAULT = [
+  'admin_*',
+  'personal_*',
+  'miner_*',
+  'engine_*',
+  'clique_*',
+  'txpool_*',
+  'hardhat_*',
+  'evm_*',
+  'anvil_*',
+  'ganache_*',
+  'debug_set*',
+  'eth_sign',
+  'eth_signTransaction',
+  'eth_signTypedData*',
+  'eth_sendTransaction',
+] as const;
+
 const ledgerSchema = z.object({
   mirrorUrl: url.describe('Mirror node REST base URL (without /api/v1)'),
   mirrorCallUrl: url.optional().describe('Separate base URL for POST /api/v1/contracts/call, if the operator splits them'),
@@ -25,9 +47,29 @@ const ledgerSchema = z.object({
 });
 export type LedgerConfig = z.infer<typeof ledgerSchema>;
 
+/** `eth_call` (one method) or `hardhat_*` (every method starting `hardhat_`). */
+const methodPattern = z.string().regex(/^[A-Za-z0-9_]+\*?$/, 'a method name, or a prefix ending in * (hardhat_*, debug_set*)');
+
+const networkMethodsSchema = z
+  .object({
+    open: z.array(methodPattern).default([]).describe('Methods or namespaces forwarded on this network besides rpcPolicy.forwarded (for example ["txpool_*"])'),
+    close: z.array(methodPattern).default([]).describe('Methods or namespaces answered -32601 on this network even if rpcPolicy.forwarded opens them'),
+  })
+  .prefault({});
+
 const networkSchema = z.object({
   chainId: z.number().int().positive().describe('EIP-155 chain id the network answers eth_chainId with'),
-  upstreams: z.array(url).default([]).describe('JSON-RPC upstream URLs in failover order (EVM chains)'),
+  upstreams: z.array(url).default([]).describe('JSON-RPC upstream URLs (EVM chains), healthiest first; the order given breaks ties'),
+  wsUpstreams: z
+    .array(z.string().regex(/^wss?:\/\//, 'a ws:// or wss:// URL'))
+    .default([])
+    .describe('WebSocket JSON-RPC upstreams (EVM chains): their newHeads subscription tells the gateway a block arrived, so subscriptions need no head polling'),
+  methods: networkMethodsSchema.describe('Method policy of this network (EVM chains): the most specific pattern wins, this network over rpcPolicy'),
+  writesPerSecond: z
+    .number()
+    .positive()
+    .optional()
+    .describe('eth_sendRawTransaction budget per key on this EVM network; absent means a write costs what any request costs'),
   apis: z.array(z.enum(API_KINDS)).min(1).default(['rpc']).describe('APIs this network serves; rpc is required'),
   ledger: ledgerSchema.optional().describe('Ledger-chain upstreams (only on the ledger chain)'),
   graphqlUrl: url.optional().describe('Upstream for the beta GraphQL (EVM chains)'),
@@ -47,9 +89,18 @@ const planSchema = z.object({
   requestsPerSecond: z.number().positive().describe('Budget shared by all networks and APIs of a key'),
   monthlyQuota: z.number().int().positive().describe('Requests per calendar month (UTC)'),
   apis: z.array(z.enum(PLAN_APIS)).min(1).describe('APIs the plan includes; others answer 403'),
-  maxGraphqlDepth: z.number().int().positive().optional().describe('Deepest GraphQL query allowed; unbounded when absent'),
-  maxGraphqlBytes: z.number().int().positive().optional().describe('Largest GraphQL query text; unbounded when absent'),
+  maxGraphqlDepth: z.number().int().positive().optional().describe('Deepest GraphQL query allowed; server.graphqlMaxDepth when absent, and never above it'),
+  maxGraphqlBytes: z.number().int().positive().optional().describe('Largest GraphQL query text; server.graphqlMaxBytes when absent, and never above it'),
   maxSubscriptions: z.number().int().positive().default(20).describe('GraphQL subscriptions a key may hold open'),
+  maxFilters: z.number().int().positive().default(100).describe('JSON-RPC filters (eth_new*Filter) a key may hold at once, across networks and instances'),
+  maxSockets: z.number().int().positive().default(20).describe('JSON-RPC WebSockets a key may hold open on one gateway instance'),
+  maxSubscriptionsPerSocket: z.number().int().positive().default(100).describe('eth_subscribe subscriptions one JSON-RPC WebSocket may hold'),
+  debugMethods: z
+    .boolean()
+    .default(false)
+    .describe(
+      'Whether the debug_ and trace_ JSON-RPC namespaces are open (forwarded on EVM chains, traced by the ledger relay); other keys get -32003 per such call',
+    ),
 });
 export type PlanConfig = z.infer<typeof planSchema>;
 
@@ -73,12 +124,88 @@ export const configSchema = z.object({
         .int()
         .positive()
         .default(300_000)
-        .describe('Close GraphQL WebSockets with no client message and no running subscription for this long'),
-      trustProxy: z.boolean().default(false).describe('Take the client address from X-Forwarded-For'),
+        .describe('Close WebSockets (GraphQL and JSON-RPC) with no client message and no running subscription for this long'),
+      graphqlMaxDepth: z
+        .number()
+        .int()
+        .positive()
+        .default(20)
+        .describe('Deepest GraphQL query on any plan: the bound of plans without maxGraphqlDepth, and a cap on those with one'),
+      graphqlMaxBytes: z
+        .number()
+        .int()
+        .positive()
+        .default(65_536)
+        .describe('Largest GraphQL query text on any plan: the bound of plans without maxGraphqlBytes, and a cap on those with one'),
+      wsMaxPayloadBytes: z.number().int().positive().default(1024 * 1024).describe('Largest WebSocket message a client may send'),
+      wsMaxUnauthenticated: z
+        .number()
+        .int()
+        .positive()
+        .default(1_000)
+        .describe('WebSockets that may be open before authenticating, per instance; further handshakes are refused with 503'),
+      wsAuthTimeoutMs: z.number().int().positive().default(10_000).describe('How long a WebSocket may stay open without authenticating'),
+      clientIpHeader: z
+        .string()
+        .toLowerCase()
+        .optional()
+        .describe(
+          'Header a trusted proxy in front sets to the client address (x-forwarded-for: its right-most entry; x-real-ip); unset, the connection address is used and forwarded headers are ignored',
+        ),
+      wsPingIntervalMs: z
+        .number()
+        .int()
+        .positive()
+        .default(30_000)
+        .describe('How often JSON-RPC WebSockets are pinged; one that has not answered the previous ping is cut off'),
+      wsMaxBufferedBytes: z
+        .number()
+        .int()
+        .positive()
+        .default(4 * 1024 * 1024)
+        .describe('Bytes a JSON-RPC WebSocket may have waiting to be sent; a slower reader is closed with code 4008'),
     })
     .prefault({}),
   chains: z.record(z.string().regex(/^[a-z0-9]+$/, 'chain names are lower-case letters and digits'), chainSchema),
   plans: z.record(z.string(), planSchema),
+  private: z
+    .object({
+      host: z
+        .string()
+        .default('127.0.0.1')
+        .describe('Address of the private listener, which serves /metrics, the /readyz detail and the admin API (env PRIVATE_HOST); loopback unless configured'),
+      port: z
+        .number()
+        .int()
+        .min(0)
+        .max(65535)
+        .optional()
+        .describe('Port of the private listener (env PRIVATE_PORT); server.port + 1 when absent, a free port when server.port is 0'),
+    })
+    .prefault({}),
+  admin: z
+    .object({
+      token: z
+        .string()
+        .min(16, 'the admin token must be at least 16 characters')
+        .optional()
+        .describe(
+          'Operator token of the admin API /admin/v1 (env ADMIN_TOKEN); never logged. Without one the API is off, except on the embedded store, where each start makes a token for the local keys CLI',
+        ),
+      publicListener: z.boolean().default(false).describe('Also serve /admin/v1 on the public listener (the token is still required)'),
+    })
+    .prefault({}),
+  ops: z
+    .object({
+      token: z
+        .string()
+        .min(16, 'the ops token must be at least 16 characters')
+        .optional()
+        .describe(
+          'Operator token (env OPS_TOKEN; never logged) that opens /metrics and the /readyz detail on the public listener as Authorization: Bearer <token>. Without one they are served on the private listener only',
+        ),
+    })
+    .prefault({}),
   keys: z
     .object({
       databaseUrl: z.string().optional().describe('Postgres URL of the key store (env DATABASE_URL); embedded store when absent'),
@@ -87,6 +214,16 @@ export const configSchema = z.object({
       negativeTtlMs: z.number().int().positive().default(2_000).describe('How long an unknown key is remembered as unknown'),
       cacheMax: z.number().int().positive().default(100_000).describe('Most verified keys held in memory'),
       demoKey: z.boolean().default(true).describe('Create and print a demo key at start (embedded store only)'),
+      selfService: z.enum(['open', 'closed']).default('open').describe('Whether the key page (/keys/new) creates keys (env KEYS_SELF_SERVICE)'),
+      creationWindowMs: z.number().int().positive().default(3_600_000).describe('Window of the key-creation budgets'),
+      creationsPerClient: z.number().int().positive().default(5).describe('Keys one client address may create on the key page per window'),
+      creationsPerWindow: z
+        .number()
+        .int()
+        .positive()
+        .default(200)
+        .describe('Keys the key page may create per window in all (per instance; the per-client budget is per instance too)'),
+      maxPerAccount: z.number().int().positive().default(10).describe('Active keys one account (or one email address on the key page) may hold'),
     })
     .prefault({}),
   limits: z
@@ -95,14 +232,41 @@ export const configSchema = z.object({
       redisFailure: z.enum(['fail-open', 'fail-closed']).default('fail-open').describe('What to do while Redis is unreachable'),
       relayPhase: z.enum(['beta', 'ga']).default('ga').describe('Who may use the ledger /rpc: relay_beta keys, or paid plans'),
       relayPlans: z.array(z.string()).default(['developer', 'startup', 'premium', 'enterprise']).describe('Plans that include the ledger /rpc when relayPhase is ga'),
-      writesPerSecond: z.number().positive().default(2).describe('eth_sendRawTransaction budget per key'),
+      writesPerSecond: z
+        .number()
+        .positive()
+        .default(2)
+        .describe('eth_sendRawTransaction budget per key on the ledger relay, whose writes go to consensus nodes (EVM networks: chains.<chain>.networks.<network>.writesPerSecond)'),
       quotaFlushMs: z.number().int().positive().default(1_000).describe('How often usage counts are persisted'),
+      usageHistoryDays: z
+        .number()
+        .int()
+        .positive()
+        .default(40)
+        .describe("How long hourly usage (the key owner's usage report) is kept; month counts are kept for good"),
     })
     .prefault({}),
   sandbox: z
     .object({
       enabled: z.boolean().default(false).describe('Serve networks without upstreams from local stand-ins'),
       blockIntervalMs: z.number().int().min(0).default(2_000).describe('Ledger record-file interval; 0 mines on every transaction'),
+      history: z
+        .boolean()
+        .default(true)
+        .describe(
+          'Build a starting history when a sandbox starts: on the ledger accounts, HBAR transfers, an HTS token and its transfer, an ERC-20 with Transfer events and a reverted call; on EVM devnets the same ERC-20',
+        ),
+    })
+    .prefault({}),
+  live: z
+    .object({
+      pollIntervalMs: z
+        .number()
+        .int()
+        .positive()
+        .default(1_000)
+        .describe('How often a network with eth_subscribe subscribers asks its upstream for a new block (one poller per network)'),
+      filterTimeoutMs: z.number().int().positive().default(300_000).describe('A filter not polled for this long is removed, as in geth'),
     })
     .prefault({}),
   relay: z
@@ -114,6 +278,29 @@ export const configSchema = z.object({
       mirrorTotalMs: z.number().int().positive().default(15_000).describe('Bound on all attempts of one mirror-node lookup'),
     })
     .prefault({}),
+  rpcPolicy: z
+    .object({
+      forwarded: z
+        .array(methodPattern)
+        .default(['eth_*', 'net_*', 'web3_*', 'debug_*', 'trace_*'])
+        .describe('Methods forwarded to EVM upstreams; debug_* and trace_* also need a plan with debugMethods. Anything matching no pattern answers -32601'),
+      closed: z
+        .array(methodPattern)
+        .default([...CLOSED_BY_DEFAULT])
+        .describe('Methods never forwarded unless a network opens them (node administration, node-held keys, dev-node controls); a longer pattern beats a shorter one'),
+    })
+    .prefault({})
+    .describe('Which JSON-RPC methods EVM networks forward upstream'),
+  upstreamHealth: z
+    .object({
+      maxHeadLagBlocks: z.number().int().min(0).default(5).describe('An upstream further behind the best head than this leaves rotation until it catches up'),
+      failuresBeforeEjection: z.number().int().positive().default(3).describe('Consecutive failed attempts after which an upstream leaves rotation until a probe succeeds'),
+      probeIntervalMs: z.number().int().positive().default(2_000).describe('How often each upstream is asked eth_blockNumber (head lag, recovery, latency of idle upstreams)'),
+      hedge: z.boolean().default(true).describe('Send a read to the next upstream when the first is slower than it usually is; the first answer wins'),
+      hedgeMinDelayMs: z.number().int().min(0).default(20).describe('Hedge no sooner than this, whatever the observed latency'),
+    })
+    .prefault({})
+    .describe('Scoring, ejection and hedging of EVM upstreams'),
   log: z
     .object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('Log level (env LOG_LEVEL)') })
     .prefault({}),

@@ -4,7 +4,7 @@ import { GatewayError } from '../errors.js';
 /** Reads a request body, refusing early (by Content-Length) or as soon as the stream passes the limit. */
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
-  if (declared > limit) return Promise.reject(tooLarge(req, limit));
+  if (declared > limit) return Promise.reject(bodyTooLarge(req, limit));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -12,7 +12,7 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       size += chunk.length;
       if (size > limit) {
         req.removeAllListeners('data');
-        reject(tooLarge(req, limit));
+        reject(bodyTooLarge(req, limit));
         return;
       }
       chunks.push(chunk);
@@ -22,7 +22,7 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   });
 }
 
-function tooLarge(req: IncomingMessage, limit: number): GatewayError {
+export function bodyTooLarge(req: IncomingMessage, limit: number): GatewayError {
   // The rest of the body is not worth reading; close the connection once the answer is out.
   req.resume();
   return new GatewayError('BODY_TOO_LARGE', `at most ${limit} bytes`, undefined, { connection: 'close' });

@@ -5,16 +5,17 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/schema.js';
 import { GatewayError, isGatewayError } from '../errors.js';
 import { extractKey } from '../keys/extract.js';
-import type { KeyVerifier, VerifiedKey } from '../keys/types.js';
+import type { KeyVerifier } from '../keys/types.js';
 import { refusalError, rateLimitHeaders } from '../limits/headers.js';
 import { countRefusal } from '../limits/metrics.js';
 import { checkRelayAccess } from '../limits/relayAccess.js';
-import type { Limiter } from '../limits/types.js';
+import type { LimitDecision, Limiter } from '../limits/types.js';
 import { outcomeOf, requestDuration, requestsTotal } from '../metrics.js';
-import { readBody } from './body.js';
+import { bodyTooLarge, readBody } from './body.js';
 import { writeJsonError } from './plainError.js';
 import { redactPath, type ApiKind, type Route, type Router } from './route.js';
-import type { ApiContext, ApiHandler, UpgradeContext } from './types.js';
+import { SocketGate } from './sockets.js';
+import type { ApiContext, ApiHandler, Caller } from './types.js';
 
 export interface EdgeOptions {
   config: Config;
@@ -36,15 +37,28 @@ const CORS_HEADERS = {
 };
 
 /**
- * The edge: resolve host and path, then hand the request to its API with the services to authenticate, charge and
- * read the body. One log line and one metric observation per request, with the key's id and never the key.
+ * The edge: resolve host and path, admit the request as its API declares (authenticate, check the plan, charge), then
+ * hand it to the API. One log line and one metric observation per request, with the key's id and never the key.
  */
 export class Edge {
   private inFlight = 0;
   private draining = false;
   private idleWaiters: Array<() => void> = [];
 
-  constructor(private readonly opts: EdgeOptions) {}
+  private readonly sockets: SocketGate;
+
+  constructor(private readonly opts: EdgeOptions) {
+    const { server, keys } = opts.config;
+    this.sockets = new SocketGate({
+      maxPayloadBytes: server.wsMaxPayloadBytes,
+      maxUnauthenticated: server.wsMaxUnauthenticated,
+      authTimeoutMs: server.wsAuthTimeoutMs,
+      revocationCheckMs: keys.cacheTtlMs,
+      verifier: opts.verifier,
+      authenticate: (req, route, messageKey) => this.authenticate(req, route, messageKey),
+      charge: async (caller, cost, route) => void (await this.charge(caller, cost, route)),
+    });
+  }
 
   get isDraining(): boolean {
     return this.draining;
@@ -81,9 +95,9 @@ export class Edge {
       }
     }
     const ctx = this.context(req, res, route, requestId, fields);
-    const run = this.draining ? Promise.reject(new GatewayError('SHUTTING_DOWN')) : handler.handle(ctx);
-    run.catch((err) => {
+    this.admitThenHandle(handler, ctx).catch((err) => {
       const gatewayError = asGatewayError(err, this.opts.logger, requestId);
+      if (gatewayError.internal) fields.internalErrors = [gatewayError.internal];
       if (res.headersSent) {
         res.destroy();
         return;
@@ -101,13 +115,16 @@ export class Edge {
       rejectUpgrade(socket, asGatewayError(err, this.opts.logger, requestId));
       return;
     }
-    const handler = this.opts.handlers[route.api];
-    if (!handler?.upgrade || this.draining) {
+    if (route.unsafePath) {
+      rejectUpgrade(socket, new GatewayError('PATH_REFUSED'));
+      return;
+    }
+    const endpoint = this.opts.handlers[route.api]?.socket;
+    if (!endpoint || this.draining) {
       rejectUpgrade(socket, new GatewayError(this.draining ? 'SHUTTING_DOWN' : 'NOT_FOUND', 'no WebSocket endpoint here'));
       return;
     }
-    const ctx: UpgradeContext = { req, socket, head, route, requestId, admit: (cost = 1, extraKey) => this.admit(req, route, cost, extraKey, {}) };
-    handler.upgrade(ctx).catch((err) => rejectUpgrade(socket, asGatewayError(err, this.opts.logger, requestId)));
+    this.sockets.accept(endpoint, req, socket, head, route, requestId).catch((err) => rejectUpgrade(socket, asGatewayError(err, this.opts.logger, requestId)));
   };
 
   /** Stops taking new requests and resolves when the ones in flight are done (or the grace period ends). */
@@ -117,50 +134,80 @@ export class Edge {
     await Promise.race([new Promise<void>((r) => this.idleWaiters.push(r)), new Promise((r) => setTimeout(r, graceMs).unref())]);
   }
 
+  /** Closes every WebSocket (1001), cutting off those that do not close in time. */
+  closeSockets(): Promise<void> {
+    return this.sockets.close();
+  }
+
+  /**
+   * The one admission point: the handler's screen, then the key from a header or the path (verified and checked
+   * against the plan before any body is read), then the declared cost (from the body when it depends on it), charged
+   * before the handler runs.
+   */
+  private async admitThenHandle(handler: ApiHandler, ctx: ApiContext): Promise<void> {
+    if (this.draining) throw new GatewayError('SHUTTING_DOWN');
+    if (ctx.route.unsafePath) throw new GatewayError('PATH_REFUSED');
+    handler.screen?.(ctx);
+    const admission = handler.admission;
+    if (admission.key !== 'none') {
+      const caller = await this.authenticate(ctx.req, ctx.route, undefined, ctx.annotate);
+      if (!caller && admission.key === 'required') throw new GatewayError('KEY_MISSING');
+      const cost = 'cost' in admission ? admission.cost : admission.costOfBody(await this.readBodyOnce(ctx, admission.bodyLimit), ctx);
+      if (caller) {
+        // Nothing to charge (the key owner's usage report): the key is verified, the budget untouched.
+        if (cost > 0) this.setRateHeaders(ctx.res, await this.charge(caller, cost, ctx.route));
+        ctx.caller = caller;
+      }
+    }
+    await handler.handle(ctx);
+  }
+
   private context(req: IncomingMessage, res: ServerResponse, route: Route, requestId: string, fields: Record<string, unknown>): ApiContext {
-    return {
+    let body: Promise<Buffer> | undefined;
+    const ctx: ApiContext = {
       req,
       res,
       route,
       requestId,
-      admit: (cost = 1, extraKey) => this.admit(req, route, cost, extraKey, fields, res),
-      identify: () => this.identify(req, route, fields),
-      readBody: () => readBody(req, this.opts.config.server.bodyLimitBytes),
+      readBody: () => (body ??= readBody(req, this.opts.config.server.bodyLimitBytes)),
       annotate: (more) => Object.assign(fields, more),
     };
+    return ctx;
   }
 
-  private async identify(req: IncomingMessage, route: Route, fields: Record<string, unknown>, extraKey?: string) {
-    const raw = extractKey(req.headers, route.pathKey, extraKey);
+  /** The body under the handler's own limit, when it sets one below the gateway's. */
+  private async readBodyOnce(ctx: ApiContext, limit: number | undefined): Promise<Buffer> {
+    if (limit !== undefined && Number(ctx.req.headers['content-length']) > limit) throw bodyTooLarge(ctx.req, limit);
+    const body = await ctx.readBody();
+    if (limit !== undefined && body.length > limit) throw bodyTooLarge(ctx.req, limit);
+    return body;
+  }
+
+  /** The caller of a header, path or (WebSocket) message key, verified and checked against the plan; undefined without a key. */
+  private async authenticate(req: IncomingMessage, route: Route, messageKey?: string, annotate?: (f: Record<string, unknown>) => void): Promise<Caller | undefined> {
+    const raw = extractKey(req.headers, route.pathKey, messageKey);
     if (raw === undefined) return undefined;
     const key = await this.opts.verifier.verify(raw);
     if (!key) throw new GatewayError('KEY_INVALID');
-    fields.keyId = key.id;
-    return { key, raw };
-  }
-
-  private async admit(
-    req: IncomingMessage,
-    route: Route,
-    cost: number,
-    extraKey: string | undefined,
-    fields: Record<string, unknown>,
-    res?: ServerResponse,
-  ): Promise<VerifiedKey> {
-    const identified = await this.identify(req, route, fields, extraKey);
-    if (!identified) throw new GatewayError('KEY_MISSING');
-    const { key } = identified;
-    const api = route.api === 'keys' || route.api === 'ops' ? undefined : route.api;
+    annotate?.({ keyId: key.id });
+    const api = route.api === 'keys' || route.api === 'ops' || route.api === 'usage' ? undefined : route.api;
     if (api && !key.plan.apis.includes(api)) {
       countRefusal('plan');
       throw new GatewayError('PLAN_FORBIDDEN', `the ${key.planName} plan does not include ${api}`);
     }
     if (route.api === 'rpc' && route.network?.chain.kind === 'ledger') checkRelayAccess(key, this.opts.config.limits);
-    const decision = await this.opts.limiter.charge(key, cost);
-    const headers = rateLimitHeaders(decision);
+    return { key, raw };
+  }
+
+  private async charge(caller: Caller, cost: number, route: Route): Promise<LimitDecision> {
+    const decision = await this.opts.limiter.charge(caller.key, cost, { api: route.api, network: route.network?.id ?? '' });
     if (!decision.allowed) throw refusalError(decision);
-    if (res && !res.headersSent) for (const [h, v] of Object.entries(headers)) res.setHeader(h, v);
-    return key;
+    return decision;
+  }
+
+  private setRateHeaders(res: ServerResponse, decision: LimitDecision): void {
+    if (res.headersSent) return;
+    for (const [h, v] of Object.entries(rateLimitHeaders(decision))) res.setHeader(h, v);
   }
 
   private finish(req: IncomingMessage, res: ServerResponse, route: Route | undefined, fields: Record<string, unknown>, requestId: string, started: bigint) {

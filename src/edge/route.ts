@@ -1,8 +1,13 @@
 import type { ChainConfig, Config, NetworkApi, NetworkConfig } from '../config/schema.js';
 import { GatewayError } from '../errors.js';
+import { normalisePath } from './paths.js';
+import { closestNetworks, nameable } from './suggest.js';
 
-/** What the edge serves; network APIs plus the hosts that are not a network. */
-export type ApiKind = NetworkApi | 'mcp' | 'keys' | 'ops';
+/** What the edge serves; network APIs plus the hosts that are not a network, and the key owner's usage. */
+export type ApiKind = NetworkApi | 'mcp' | 'keys' | 'ops' | 'usage';
+
+/** The operations paths, answered at the root of the public and the private listener. */
+export const OPS_PATHS = ['/healthz', '/readyz', '/metrics'];
 
 export interface NetworkRef {
   chainName: string;
@@ -22,9 +27,14 @@ export interface Route {
   network?: NetworkRef;
   /** The key from `/v1/<key>/...`, if the client used path auth. */
   pathKey?: string;
+  /** The path had a dot segment in some spelling: the edge refuses it in the API's convention before anything else. */
+  unsafePath?: true;
 }
 
-const OPS_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+/** The key owner's usage, on every host but MCP's: `/usage` with the key in a header, or `/v1/<key>/usage`. */
+const USAGE_PATH = '/usage';
+/** The usage page on the app host, served by the same API as `/usage`. */
+const USAGE_PAGE_PATH = '/keys/usage';
 
 /** Pre-computed lookup tables from the config: host label to network, legacy host to network. */
 export class Router {
@@ -54,13 +64,37 @@ export class Router {
     return this.byLabel.get(id);
   }
 
-  /** Resolves Host and URL to a route, or throws a 404 GatewayError that says what exists. */
+  /** What a new user is pointed at (banner, 404 hints): the ledger testnet and Sepolia when served, else the first network of each kind. */
+  examples(): { ledger?: NetworkRef; evm?: NetworkRef } {
+    const all = this.networks();
+    return {
+      ledger: this.byLabel.get('hedera-testnet') ?? all.find((n) => n.chain.kind === 'ledger'),
+      evm: this.byLabel.get('ethereum-sepolia') ?? all.find((n) => n.chain.kind === 'evm'),
+    };
+  }
+
+  /**
+   * Resolves Host and URL to a route, or throws a 404 GatewayError that says what exists. The path is normalised
+   * first (see paths.ts); one with a dot segment routes to its API marked unsafe, or is refused with 400 when it
+   * reaches none.
+   */
   resolve(hostHeader: string | undefined, url: string): Route {
-    const host = stripPort(hostHeader ?? '').toLowerCase();
     const q = url.indexOf('?');
-    const path = q < 0 ? url : url.slice(0, q);
+    const { path, unsafe } = normalisePath(q < 0 ? url : url.slice(0, q));
     const query = q < 0 ? '' : url.slice(q);
-    if (OPS_PATHS.has(path)) return { api: 'ops', apiPath: path, publicPrefix: '' };
+    if (!unsafe) return this.route(hostHeader, path, query);
+    let route: Route;
+    try {
+      route = this.route(hostHeader, path, query);
+    } catch {
+      throw new GatewayError('PATH_REFUSED');
+    }
+    return { ...route, unsafePath: true };
+  }
+
+  private route(hostHeader: string | undefined, path: string, query: string): Route {
+    const host = stripPort(hostHeader ?? '').toLowerCase();
+    if (OPS_PATHS.includes(path)) return { api: 'ops', apiPath: path, publicPrefix: '' };
 
     const legacy = this.legacy.get(host);
     if (legacy) return this.onNetwork(legacy, path, query, '');
@@ -70,24 +104,38 @@ export class Router {
     if (label === 'mcp') return this.onService('mcp', path, query, '');
     if (label === 'app') return this.onService('keys', path, query, '');
     const network = this.byLabel.get(label);
-    if (!network) throw new GatewayError('UNKNOWN_HOST', `no chain or network "${label}"; use {chain}[-{network}].${this.domain}`);
+    if (!network) throw new GatewayError('UNKNOWN_HOST', `${this.unknownNetwork(label)}; use {chain}[-{network}].${this.domain}`);
     return this.onNetwork(network, path, query, '');
   }
 
   private onBareDomain(path: string, query: string): Route {
     if (path === '/mcp' || path.startsWith('/v1/') && path.endsWith('/mcp')) return this.onService('mcp', path, query, '');
-    if (path.startsWith('/keys/')) return this.onService('keys', path, query, '');
+    if (path.startsWith('/keys/') || isUsage(splitPathKey(path).apiPath)) return this.onService('keys', path, query, '');
     const second = path.indexOf('/', 1);
     const first = path.slice(1, second < 0 ? undefined : second);
     const network = this.byLabel.get(first);
     if (!network) {
-      throw new GatewayError('NOT_FOUND', `on the bare domain, start the path with a network such as /hedera-testnet/rpc or /ethereum-sepolia/rpc`);
+      const { ledger, evm } = this.examples();
+      const hint = `start the path with a network such as ${[ledger, evm].flatMap((n) => (n ? [`/${n.id}/rpc`] : [])).join(' or ')}`;
+      throw new GatewayError('NOT_FOUND', nameable(first) ? `${this.unknownNetwork(first)}; ${hint}` : `on the bare domain, ${hint}`);
     }
     return this.onNetwork(network, second < 0 ? '/' : path.slice(second), query, `/${first}`);
   }
 
+  /** `no network "etherium-sepolia"; did you mean ethereum-sepolia?` */
+  private unknownNetwork(segment: string): string {
+    if (!nameable(segment)) return 'no such chain or network';
+    const close = closestNetworks(segment.toLowerCase(), [...this.byLabel.keys()]);
+    const meant = close.length > 0 ? `; did you mean ${close.join(', ')}? (mainnet has no suffix)` : '';
+    return `no network "${segment}"${meant}`;
+  }
+
   private onService(api: 'mcp' | 'keys', path: string, query: string, prefix: string): Route {
     const { apiPath, pathKey, keyPrefix } = splitPathKey(path);
+    if (api === 'keys' && isUsage(apiPath)) return { api: 'usage', apiPath: USAGE_PATH + query, publicPrefix: prefix + keyPrefix, pathKey };
+    if (api === 'keys' && (apiPath === USAGE_PAGE_PATH || apiPath === `${USAGE_PAGE_PATH}/`)) {
+      return { api: 'usage', apiPath: USAGE_PAGE_PATH + query, publicPrefix: prefix + keyPrefix, pathKey };
+    }
     const expected = api === 'mcp' ? apiPath === '/mcp' : apiPath.startsWith('/keys/');
     if (!expected) throw new GatewayError('NOT_FOUND', `${path} is not served on this host`);
     return { api, apiPath: apiPath + query, publicPrefix: prefix + keyPrefix, pathKey };
@@ -95,6 +143,7 @@ export class Router {
 
   private onNetwork(network: NetworkRef, path: string, query: string, prefix: string): Route {
     const { apiPath, pathKey, keyPrefix } = splitPathKey(path);
+    if (isUsage(apiPath)) return { api: 'usage', apiPath: USAGE_PATH + query, publicPrefix: prefix + keyPrefix, network, pathKey };
     const api = apiFor(apiPath);
     if (!api) throw new GatewayError('NOT_FOUND', `${redactPath(path)} is not an API path; use /rpc${offered(network).includes('rest') ? ', /api/v1/..., /v1/graphql' : ''}`);
     if (!network.network.apis.includes(api)) {
@@ -102,6 +151,10 @@ export class Router {
     }
     return { api, apiPath: apiPath + query, publicPrefix: prefix + keyPrefix, network, pathKey };
   }
+}
+
+function isUsage(apiPath: string): boolean {
+  return apiPath === USAGE_PATH || apiPath === `${USAGE_PATH}/`;
 }
 
 function offered(network: NetworkRef): string[] {

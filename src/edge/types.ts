@@ -1,49 +1,94 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Duplex } from 'node:stream';
+import type WebSocket from 'ws';
 import type { GatewayError } from '../errors.js';
 import type { VerifiedKey } from '../keys/types.js';
 import type { Route } from './route.js';
 
-/** What the edge gives an API handler for one request. */
+/** A caller whose key the edge verified: the key's record and the raw key (for handlers that pass it on, never logged). */
+export interface Caller {
+  key: VerifiedKey;
+  raw: string;
+}
+
+/** What the edge gives an API handler for one request, after admission. */
 export interface ApiContext {
   req: IncomingMessage;
   res: ServerResponse;
   route: Route;
   requestId: string;
   /**
-   * Authenticates the caller (header, Authorization or path key; `extraKey` for keys sent inside a protocol, such as
-   * a GraphQL connection_init payload), checks the plan includes this API, and charges `cost` requests to the key's
-   * budget and quota. Sets the RateLimit-* headers. Throws a GatewayError (401, 400, 403, 429) on refusal.
+   * The caller, authenticated and already charged by the edge. Always set under `key: 'required'` admission; under
+   * `key: 'optional'` undefined when no key was sent; always undefined under `key: 'none'`.
    */
-  admit(cost?: number, extraKey?: string): Promise<VerifiedKey>;
-  /**
-   * The key the caller presented (header, Authorization or path), verified but not charged; undefined when none was
-   * sent. Throws 401 for an unknown or revoked key and 400 for two different keys. For handlers that pass the caller's
-   * key on (MCP tools calling the gateway's own APIs) and for tools that need no key.
-   */
-  identify(): Promise<{ key: VerifiedKey; raw: string } | undefined>;
-  /** Reads the body up to the configured limit; throws BODY_TOO_LARGE (413). */
+  caller?: Caller;
+  /** The body up to the configured limit (read once: the edge may already have read it to price the request); 413 past it. */
   readBody(): Promise<Buffer>;
   /** Adds fields to this request's log line (never a key). */
   annotate(fields: Record<string, unknown>): void;
 }
 
-/** A WebSocket upgrade routed to an API. */
-export interface UpgradeContext {
-  req: IncomingMessage;
-  socket: Duplex;
-  head: Buffer;
-  route: Route;
-  requestId: string;
-  /** Same as ApiContext.admit, for the upgrade request or a key from the protocol's init message. */
-  admit(cost?: number, extraKey?: string): Promise<VerifiedKey>;
-}
+/**
+ * How the edge admits a request before its handler runs. Every handler declares one (there is no default), so a
+ * handler cannot forget to authenticate or charge. A key in a header or the path is verified before the body is read;
+ * a request that must carry a key and has none is refused without reading its body.
+ */
+export type Admission =
+  /** Public pages that take no key (key page, health). */
+  | { key: 'none' }
+  /** `cost` requests charged before the body is read. */
+  | { key: 'required' | 'optional'; cost: number }
+  /**
+   * Priced from the body, read after authentication (one per call of a JSON-RPC batch). `bodyLimit` may lower the
+   * gateway's limit. Throws a GatewayError for a body that cannot be priced.
+   */
+  | { key: 'required' | 'optional'; costOfBody(body: Buffer, ctx: ApiContext): number; bodyLimit?: number };
 
 export interface ApiHandler {
+  admission: Admission;
+  /** Refusals that need neither key nor body (HTTP method, Host and Origin), made before admission. */
+  screen?(ctx: ApiContext): void;
   handle(ctx: ApiContext): Promise<void>;
   /** Renders an error that ends the request in this API's own convention. */
   renderError(err: GatewayError, ctx: ApiContext): void;
-  upgrade?(ctx: UpgradeContext): Promise<void>;
+  socket?: SocketEndpoint;
   /** At shutdown, after in-flight requests drained: ends long-lived connections and upstream pools. */
   close?(): Promise<void>;
+}
+
+/** A client message on a gated socket: parsed JSON, or `undefined` when the text is not JSON. */
+export type SocketMessage = { text: string; json: unknown };
+
+/**
+ * A WebSocket endpoint. The edge owns the socket: handshake, size bound, the cap and timeout on sockets not yet
+ * authenticated, authentication, charging each message at its declared cost before the endpoint sees it, and
+ * closing a socket whose key is revoked.
+ */
+export interface SocketEndpoint {
+  /** The subprotocol to speak among those the client offered; undefined refuses the handshake with 400. */
+  pickProtocol(offered: Set<string>): string | undefined;
+  /** The key a message carries (GraphQL connection_init), for sockets whose handshake carried none. */
+  keyIn(message: SocketMessage): string | undefined;
+  /** Requests a message costs, charged by the edge before `onMessage` sees it: 1 per subscription, 0 for control messages. */
+  costOf(message: SocketMessage): number;
+  /** A socket the edge accepted; the endpoint speaks its protocol through the session. */
+  open(session: SocketSession): void;
+}
+
+/** One accepted socket as the endpoint sees it. */
+export interface SocketSession {
+  socket: WebSocket;
+  req: IncomingMessage;
+  route: Route;
+  requestId: string;
+  /** Set once the caller is authenticated: at the handshake (header or path key) or by the first message carrying a key. */
+  readonly caller?: Caller;
+  /** The key as it arrived inside a message, which must not travel on to an upstream. */
+  readonly messageKey?: string;
+  /** Client messages, in order, each admitted and charged. */
+  onMessage(listener: (message: SocketMessage) => void | Promise<void>): void;
+  /** Messages the edge refused (no key, unknown key, plan, budget); `authenticated` says whether the socket had a caller. */
+  onRefused(listener: (message: SocketMessage, err: GatewayError, authenticated: boolean) => void): void;
+  /** The socket closed, from either side. */
+  onClose(listener: () => void): void;
+  close(code: number, reason: string): void;
 }

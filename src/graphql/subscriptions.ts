@@ -1,15 +1,14 @@
 /**
  * Relays one client WebSocket to the GraphQL upstream in the subprotocol the client chose: `graphql-transport-ws`
- * (graphql-ws) or the legacy `graphql-ws` (subscriptions-transport-ws). The gateway reads just enough of each message
- * to authenticate `connection_init`, charge and guard every subscribe, strip the key before it travels on, and know
- * which subscriptions are running. Close codes for refusals are 4000 + the HTTP status (4401, 4403, 4429, ...).
+ * (graphql-ws) or the legacy `graphql-ws` (subscriptions-transport-ws). The edge authenticates (handshake or
+ * `connection_init`) and charges every subscribe; the relay reads just enough of each message to guard every
+ * subscribe, strip the key before it travels on, and know which subscriptions are running. Close codes for refusals are 4000 + the HTTP status (4401, 4403, 4429, ...).
  */
 import { Gauge } from 'prom-client';
 import WebSocket, { type RawData } from 'ws';
-import type { UpgradeContext } from '../edge/types.js';
+import type { SocketMessage, SocketSession } from '../edge/types.js';
 import { GatewayError, isGatewayError } from '../errors.js';
-import { extractKey } from '../keys/extract.js';
-import type { KeyVerifier, VerifiedKey } from '../keys/types.js';
+import type { VerifiedKey } from '../keys/types.js';
 import { registry } from '../metrics.js';
 import { upstreamFailure } from '../rest/upstream.js';
 import { checkQuery, graphqlErrorBody } from './guards.js';
@@ -34,12 +33,12 @@ const openConnections = new Gauge({
 /** How long a client has to send connection_init, as graphql-ws servers allow by default. */
 const INIT_TIMEOUT_MS = 10_000;
 
-/** Open connections per key id, for the plan's maxSubscriptions. */
+/** Open connections per key id, against a per-plan bound (GraphQL's maxSubscriptions unless told otherwise). */
 export class ConnectionCounter {
   private readonly open = new Map<string, number>();
-  tryOpen(key: VerifiedKey): boolean {
+  tryOpen(key: VerifiedKey, limit = key.plan.maxSubscriptions): boolean {
     const n = this.open.get(key.id) ?? 0;
-    if (n >= key.plan.maxSubscriptions) return false;
+    if (n >= limit) return false;
     this.open.set(key.id, n + 1);
     return true;
   }
@@ -60,14 +59,18 @@ export interface RelayOptions {
   upstreamUrl(): Promise<string>;
   /** Bound on the upstream WebSocket handshake. */
   timeoutMs: number;
-  verify: KeyVerifier;
-  revocationCheckMs: number;
+  /** Largest message the upstream may send. */
+  maxPayloadBytes: number;
   idleTimeoutMs?: number;
   connections: ConnectionCounter;
 }
 
 const KEY_FIELDS = new Set(['x-api-key', 'authorization']);
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export const isInit = (m: unknown): m is Message => isObject(m) && m.type === 'connection_init';
+/** A subscription start in either protocol; what the edge charges one request for. */
+export const isSubscribe = (m: unknown): boolean => isObject(m) && (m.type === 'subscribe' || m.type === 'start') && typeof m.id === 'string';
 
 /** The key in a connection_init payload: `x-api-key` or `Authorization`, at the top or under `headers` (Apollo style). */
 export function keyFromInitPayload(payload: unknown): string | undefined {
@@ -89,61 +92,54 @@ function withoutKey(payload: unknown): unknown {
   return out;
 }
 
+/**
+ * The protocol side of one subscription socket. The edge has authenticated the socket and charged each subscribe
+ * before a message arrives here; the relay guards queries, limits connections per key and relays to the upstream.
+ */
 export class SubscriptionRelay {
   private readonly protocol: Protocol;
-  private key?: VerifiedKey;
-  private initKey?: string;
-  private rawKey?: string;
+  private readonly client: WebSocket;
+  private initialised = false;
   private upstream?: WebSocket;
   /** Client messages waiting for the upstream to open. */
   private readonly pending: string[] = [];
   private readonly active = new Set<string>();
-  /** Client messages are handled one at a time so charging never reorders them. */
-  private queue = Promise.resolve();
   private readonly timers: NodeJS.Timeout[] = [];
   private idleTimer?: NodeJS.Timeout;
+  private counted?: string;
   private closed = false;
 
   constructor(
-    private readonly client: WebSocket,
-    private readonly ctx: UpgradeContext,
+    private readonly session: SocketSession,
     private readonly opts: RelayOptions,
   ) {
-    this.protocol = client.protocol as Protocol;
+    this.client = session.socket;
+    this.protocol = this.client.protocol as Protocol;
   }
 
   start(): void {
-    const initTimer = setTimeout(() => !this.key && this.close(4408, 'Connection initialisation timeout'), INIT_TIMEOUT_MS);
-    this.timers.push(initTimer);
-    this.client.on('message', (data: RawData) => {
-      const text = String(data);
-      this.queue = this.queue.then(() => this.fromClient(text)).catch((err) => this.fail(err));
-    });
-    this.client.on('close', () => this.close(1000, ''));
-    this.client.on('error', () => this.close(1011, 'Client socket error'));
+    this.timers.push(setTimeout(() => !this.initialised && this.close(4408, 'Connection initialisation timeout'), INIT_TIMEOUT_MS));
+    this.session.onMessage((m) => this.fromClient(m));
+    this.session.onRefused((m, err, authenticated) => this.refused(m, err, authenticated));
+    this.session.onClose(() => this.close(1000, ''));
   }
 
-  private async fromClient(text: string): Promise<void> {
+  private async fromClient({ text, json }: SocketMessage): Promise<void> {
     if (this.closed) return;
     this.touch();
-    let msg: Message;
-    try {
-      msg = JSON.parse(text) as Message;
-    } catch {
-      return this.close(4400, 'Message is not JSON');
-    }
-    if (!isObject(msg)) return this.close(4400, 'Message is not a JSON object');
-    if (!this.key) {
+    if (json === undefined) return this.close(4400, 'Message is not JSON');
+    if (!isObject(json)) return this.close(4400, 'Message is not a JSON object');
+    const msg = json as Message;
+    if (!this.initialised) {
       if (msg.type !== 'connection_init') return this.close(4401, 'Unauthorized: send connection_init first');
       return this.init(msg);
     }
     if (msg.type === 'connection_init') return this.close(4429, 'Too many initialisation requests');
     const id = typeof msg.id === 'string' ? msg.id : undefined;
-    if ((msg.type === 'subscribe' || msg.type === 'start') && id !== undefined) {
+    if (isSubscribe(msg) && id !== undefined) {
       try {
         const payload = isObject(msg.payload) ? msg.payload : {};
-        checkQuery(typeof payload.query === 'string' ? payload.query : '', this.key.plan);
-        await this.ctx.admit(1, this.initKey);
+        checkQuery(typeof payload.query === 'string' ? payload.query : '', this.session.caller!.key.plan);
       } catch (err) {
         if (!isGatewayError(err)) throw err;
         return this.refuseOperation(id, err);
@@ -155,22 +151,22 @@ export class SubscriptionRelay {
     this.toUpstream(text);
   }
 
+  /** A message the edge refused: before authentication the connection, afterwards the one operation. */
+  private refused({ json }: SocketMessage, err: GatewayError, authenticated: boolean): void {
+    const id = isObject(json) && typeof json.id === 'string' ? json.id : undefined;
+    if (authenticated && this.initialised && id !== undefined) return this.refuseOperation(id, err);
+    if (!authenticated && !isInit(json)) return this.close(4401, 'Unauthorized: send connection_init first');
+    this.refuseConnection(err);
+  }
+
   private async init(msg: Message): Promise<void> {
-    this.initKey = keyFromInitPayload(msg.payload);
-    let key: VerifiedKey;
-    try {
-      this.rawKey = extractKey(this.ctx.req.headers, this.ctx.route.pathKey, this.initKey);
-      key = await this.ctx.admit(0, this.initKey);
-    } catch (err) {
-      if (!isGatewayError(err)) throw err;
-      return this.refuseConnection(err);
-    }
+    const key = this.session.caller!.key;
     if (!this.opts.connections.tryOpen(key)) {
       return this.refuseConnection(new GatewayError('TOO_MANY_SUBSCRIPTIONS', `your plan allows ${key.plan.maxSubscriptions}`));
     }
-    this.key = key;
-    openConnections.inc({ network: this.ctx.route.network?.id ?? '' });
-    this.timers.push(setInterval(() => void this.recheckKey(), this.opts.revocationCheckMs));
+    this.initialised = true;
+    this.counted = key.id;
+    openConnections.inc({ network: this.session.route.network?.id ?? '' });
     this.touch();
 
     let url: string;
@@ -180,7 +176,7 @@ export class SubscriptionRelay {
       return this.refuseConnection(upstreamFailure(err));
     }
     if (this.closed) return;
-    const upstream = new WebSocket(url, this.protocol, { handshakeTimeout: this.opts.timeoutMs });
+    const upstream = new WebSocket(url, this.protocol, { handshakeTimeout: this.opts.timeoutMs, maxPayload: this.opts.maxPayloadBytes });
     this.upstream = upstream;
     this.pending.push(JSON.stringify({ ...msg, payload: withoutKey(msg.payload) }));
     upstream.on('open', () => {
@@ -222,16 +218,9 @@ export class SubscriptionRelay {
     this.close(4000 + err.http, err.entry.message);
   }
 
-  private async recheckKey(): Promise<void> {
-    if (!this.rawKey || this.closed) return;
-    const still = await this.opts.verify.verify(this.rawKey).catch(() => undefined);
-    // A failing key store is not a revocation; only a definite "unknown or revoked" closes the connection.
-    if (still === null) this.close(4403, 'Forbidden: API key revoked');
-  }
-
   /** Re-arms the idle timer; it closes only a connection with nothing running. */
   private touch(): void {
-    if (!this.opts.idleTimeoutMs || !this.key) return;
+    if (!this.opts.idleTimeoutMs || !this.initialised) return;
     clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => {
       if (this.active.size === 0) this.close(1000, 'Idle timeout');
@@ -239,20 +228,16 @@ export class SubscriptionRelay {
     }, this.opts.idleTimeoutMs);
   }
 
-  private fail(err: unknown): void {
-    this.close(1011, isGatewayError(err) ? err.entry.message : 'Internal error');
-  }
-
   private close(code: number, reason: string): void {
     if (this.closed) return;
     this.closed = true;
-    for (const t of this.timers) clearInterval(t);
+    for (const t of this.timers) clearTimeout(t);
     clearTimeout(this.idleTimer);
-    if (this.key) {
-      this.opts.connections.release(this.key.id);
-      openConnections.dec({ network: this.ctx.route.network?.id ?? '' });
+    if (this.counted) {
+      this.opts.connections.release(this.counted);
+      openConnections.dec({ network: this.session.route.network?.id ?? '' });
     }
-    if (this.client.readyState === WebSocket.OPEN || this.client.readyState === WebSocket.CONNECTING) this.client.close(code, reason.slice(0, 120));
+    this.session.close(code, reason);
     if (this.upstream && this.upstream.readyState !== WebSocket.CLOSED) {
       if (this.upstream.readyState === WebSocket.CONNECTING) this.upstream.terminate();
       else this.upstream.close(1000);

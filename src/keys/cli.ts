@@ -3,7 +3,10 @@ import { ConfigError, loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { isGatewayError } from '../errors.js';
 import { monthOf } from '../limits/calendar.js';
-import { KEY_NETWORKS, openKeyStore, type KeyFlag, type KeyNetwork, type KeyRecord, type KeyStore } from './store.js';
+import { checkMonth, storeAdmin, type AccountDetail, type KeyAdmin } from './admin.js';
+import { AdminApiError, httpAdmin } from './adminClient.js';
+import { readAdminFile } from './adminFile.js';
+import { KEY_NETWORKS, openKeyStore, type AccountSummary, type KeyFlag, type KeyNetwork, type KeyRecord } from './store.js';
 
 const USAGE = `Usage: npm run keys -- <command>
 
@@ -15,12 +18,19 @@ const USAGE = `Usage: npm run keys -- <command>
   revoke <id>                     stop a key working (within keys.cacheTtlMs on every instance)
   set-plan <id> <plan>            move a key to another plan
   usage <id> [--month YYYY-MM]    requests counted this month (or the given one) against the plan's quota
+  accounts                        every account, with its number of keys
+  account <account id>            one account and its keys
+  revoke-account <account id>     revoke every key of an account
+  set-account-plan <account id> <plan>
+                                  move every key of an account to another plan
 
-The store is the gateway's: DATABASE_URL, or the embedded store in DATA_DIR (default .data).`;
+While a gateway runs on the embedded store (DATA_DIR, default .data) the CLI goes through its admin API, found in
+DATA_DIR/admin.json; ADMIN_URL with ADMIN_TOKEN names another gateway's. Otherwise it opens the store itself:
+DATABASE_URL, or the embedded store.`;
 
 class UsageError extends Error {}
 
-const COMMANDS = new Set(['create', 'list', 'show', 'revoke', 'set-plan', 'usage']);
+const COMMANDS = new Set(['create', 'list', 'show', 'revoke', 'set-plan', 'usage', 'accounts', 'account', 'revoke-account', 'set-account-plan']);
 
 const OPTIONS = {
   name: { type: 'string' },
@@ -54,8 +64,23 @@ function table(keys: KeyRecord[]): string {
   for (const k of keys) {
     rows.push([k.id, k.name, k.accountName, k.plan, k.network, k.flags.join(',') || '-', k.createdAt.toISOString().slice(0, 10), k.revokedAt ? 'revoked' : 'active']);
   }
+  return aligned(rows);
+}
+
+function aligned(rows: string[][]): string {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
+}
+
+function accountTable(accounts: AccountSummary[]): string {
+  const rows = [['ID', 'NAME', 'EMAIL', 'KEYS', 'ACTIVE', 'CREATED']];
+  for (const a of accounts) rows.push([a.id, a.name, a.email ?? '-', String(a.keys), String(a.activeKeys), a.createdAt.toISOString().slice(0, 10)]);
+  return aligned(rows);
+}
+
+function describeAccount(a: AccountDetail): string {
+  const head = [`id:       ${a.id}`, `name:     ${a.name}`, `email:    ${a.email ?? '-'}`, `created:  ${a.createdAt.toISOString()}`].join('\n');
+  return `${head}\n\n${a.keys.length ? table(a.keys) : 'No keys.'}`;
 }
 
 function expectArgs(positionals: string[], count: number, what: string): string[] {
@@ -63,7 +88,7 @@ function expectArgs(positionals: string[], count: number, what: string): string[
   return positionals;
 }
 
-async function run(store: KeyStore, config: Config, command: string, args: string[], values: Values): Promise<string> {
+async function run(admin: KeyAdmin, command: string, args: string[], values: Values): Promise<string> {
   switch (command) {
     case 'create': {
       expectArgs(args, 0, 'no arguments besides options');
@@ -73,35 +98,69 @@ async function run(store: KeyStore, config: Config, command: string, args: strin
       const flags: KeyFlag[] = [];
       if (values['relay-beta']) flags.push('relay_beta');
       if (values['heavy-writes']) flags.push('heavy_writes');
-      const owner = values.account ? { accountId: values.account } : { account: { name: values.name, email: values.email } };
-      const { key, record } = await store.createKey({ ...owner, name: values.name, plan: values.plan ?? 'free', network: network as KeyNetwork, flags });
+      const { key, record } = await admin.createKey({
+        name: values.name,
+        plan: values.plan ?? 'free',
+        network: network as KeyNetwork,
+        flags,
+        accountId: values.account,
+        email: values.email,
+      });
       return `${describe(record)}\n\nAPI key (shown only now; the store keeps a hash):\n${key}`;
     }
     case 'list': {
       expectArgs(args, 0, 'no arguments');
-      const keys = await store.list();
+      const keys = await admin.listKeys();
       return keys.length ? table(keys) : 'No keys yet. Create one with: npm run keys -- create --name <name>';
     }
     case 'show':
-      return describe(await store.show(expectArgs(args, 1, 'a key id')[0]));
+      return describe(await admin.showKey(expectArgs(args, 1, 'a key id')[0]));
     case 'revoke':
-      return `Revoked.\n${describe(await store.revoke(expectArgs(args, 1, 'a key id')[0]))}`;
+      return `Revoked.\n${describe(await admin.revokeKey(expectArgs(args, 1, 'a key id')[0]))}`;
     case 'set-plan': {
       const [id, plan] = expectArgs(args, 2, 'a key id and a plan');
-      return describe(await store.setPlan(id, plan));
+      return describe(await admin.setKeyPlan(id, plan));
     }
     case 'usage': {
       const [id] = expectArgs(args, 1, 'a key id');
       const month = values.month ?? monthOf(Date.now());
-      if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(month)) throw new UsageError(`--month must be YYYY-MM, not "${month}"`);
-      const key = await store.show(id);
-      const used = await store.usage(id, month);
-      const quota = config.plans[key.plan]?.monthlyQuota;
+      try {
+        checkMonth(month);
+      } catch {
+        throw new UsageError(`--month must be YYYY-MM, not "${month}"`);
+      }
+      const { used, quota, plan } = await admin.keyUsage(id, month);
       const share = quota ? ` (${((used / quota) * 100).toFixed(2)}%)` : '';
-      return `key ${id}, ${month}: ${used} of ${quota ?? 'unknown'} requests${share}, plan ${key.plan}`;
+      return `key ${id}, ${month}: ${used} of ${quota || 'unknown'} requests${share}, plan ${plan}`;
+    }
+    case 'accounts': {
+      expectArgs(args, 0, 'no arguments');
+      const accounts = await admin.listAccounts();
+      return accounts.length ? accountTable(accounts) : 'No accounts yet.';
+    }
+    case 'account':
+      return describeAccount(await admin.showAccount(expectArgs(args, 1, 'an account id')[0]));
+    case 'revoke-account':
+      return `Revoked every key.\n${describeAccount(await admin.revokeAccount(expectArgs(args, 1, 'an account id')[0]))}`;
+    case 'set-account-plan': {
+      const [id, plan] = expectArgs(args, 2, 'an account id and a plan');
+      return describeAccount(await admin.setAccountPlan(id, plan));
     }
   }
   throw new UsageError(`unknown command "${command}"`);
+}
+
+/** A running gateway's admin API when there is one to reach, else the store itself. */
+async function connect(config: Config): Promise<{ admin: KeyAdmin; via?: string; close(): Promise<void> }> {
+  const url = process.env.ADMIN_URL;
+  if (url) {
+    if (!config.admin.token) throw new UsageError('ADMIN_URL needs the operator token in ADMIN_TOKEN');
+    return { admin: httpAdmin(url, config.admin.token), via: url, close: async () => {} };
+  }
+  const running = config.keys.databaseUrl ? undefined : readAdminFile(config.keys.dataDir);
+  if (running) return { admin: httpAdmin(running.url, running.token), via: running.url, close: async () => {} };
+  const store = await openKeyStore({ keys: config.keys, plans: config.plans });
+  return { admin: storeAdmin(store, config.plans), close: () => store.close() };
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -117,26 +176,26 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return command || parsed.values.help ? 0 : 2;
   }
-  let store: KeyStore | undefined;
+  let target: Awaited<ReturnType<typeof connect>> | undefined;
   try {
     // Checked before opening the store, which takes a while and may be busy.
     if (!COMMANDS.has(command)) throw new UsageError(`unknown command "${command}"`);
-    const config = loadConfig();
-    store = await openKeyStore({ keys: config.keys, plans: config.plans });
-    process.stdout.write(`${await run(store, config, command, args, parsed.values)}\n`);
+    target = await connect(loadConfig());
+    if (target.via) process.stderr.write(`(through the running gateway's admin API, ${target.via})\n`);
+    process.stdout.write(`${await run(target.admin, command, args, parsed.values)}\n`);
     return 0;
   } catch (err) {
     if (err instanceof UsageError) {
       process.stderr.write(`error: ${err.message}\n\n${USAGE}\n`);
       return 2;
     }
-    if (isGatewayError(err) || err instanceof ConfigError) {
+    if (isGatewayError(err) || err instanceof ConfigError || err instanceof AdminApiError) {
       process.stderr.write(`error: ${err.message}\n`);
       return 1;
     }
     throw err;
   } finally {
-    await store?.close();
+    await target?.close();
   }
 }
 

@@ -1,24 +1,11 @@
-import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 
-/** The little SQL surface the key store needs, the same over PGlite (embedded) and a Postgres server. */
+/** The little SQL surface the Postgres key store needs. */
 export interface Sql {
   query<T>(text: string, params?: unknown[]): Promise<T[]>;
   /** Runs `fn` in one transaction on one connection. */
   transaction<T>(fn: (tx: Pick<Sql, 'query'>) => Promise<T>): Promise<T>;
   close(): Promise<void>;
-}
-
-/** `dataDir` is a directory, or `memory://` for a throw-away store. */
-export async function openPglite(dataDir: string): Promise<Sql> {
-  const db = new PGlite(dataDir);
-  await db.waitReady;
-  const query = async <T>(text: string, params?: unknown[]) => (await db.query<T>(text, params)).rows;
-  return {
-    query,
-    transaction: (fn) => db.transaction((tx) => fn({ query: async <T>(text: string, params?: unknown[]) => (await tx.query<T>(text, params)).rows })),
-    close: () => db.close(),
-  };
 }
 
 export async function openPostgres(url: string): Promise<Sql> {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { GatewayError } from '../errors.js';
 
 /**
- * PGlite is one process's database: a second process opening the same directory would corrupt it. A pid file makes
+ * The embedded store is one process's journal: a second process appending to the same file would corrupt it. A pid file makes
  * the second opener (say, the keys CLI while the gateway runs) fail with a clear message instead.
  */
 export function lockDataDir(dataDir: string): () => void {
@@ -27,7 +27,8 @@ export function lockDataDir(dataDir: string): () => void {
   }
 }
 
-function alive(pid: number): boolean {
+/** True while a process with this pid runs (EPERM: it runs, as another user). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -1,8 +1,8 @@
 import type { Sql } from './db.js';
 
 /**
- * The one migration set of the key store, for PGlite and Postgres alike. Each migration is a list of statements (PGlite's
- * query takes one at a time). Append only: an applied migration never changes; a schema change is a new entry.
+ * The one migration set of the Postgres key store. Each migration is a list of statements, run one at a
+ * time. Append only: an applied migration never changes; a schema change is a new entry.
  */
 const MIGRATIONS: string[][] = [
   [
@@ -38,6 +38,21 @@ const MIGRATIONS: string[][] = [
      PRIMARY KEY (key_id, month)
    )`,
   ],
+  [
+    // The key owner's hourly view, written in the same transaction as the month counts (admitted rows sum to them).
+    // `network` is empty for MCP, which has none.
+    `CREATE TABLE usage_hourly (
+     key_id text NOT NULL,
+     hour timestamptz NOT NULL,
+     api text NOT NULL,
+     network text NOT NULL,
+     outcome text NOT NULL CHECK (outcome IN ('ok', 'limited')),
+     count bigint NOT NULL DEFAULT 0,
+     PRIMARY KEY (key_id, hour, api, network, outcome)
+   )`,
+  ],
+  // Old hourly rows are deleted by age.
+  ['CREATE INDEX usage_hourly_hour ON usage_hourly (hour)'],
 ];
 
 /** Arbitrary constant: serialises start-up migrations of several gateway instances on one Postgres. */

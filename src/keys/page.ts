@@ -2,7 +2,9 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Request, type Response } from 'express';
 import type { ApiContext, ApiHandler } from '../edge/types.js';
-import { GatewayError } from '../errors.js';
+import { clientAddress } from '../edge/clientAddress.js';
+import { GatewayError, isGatewayError } from '../errors.js';
+import { CreationBudget, keyCreations } from './creationBudget.js';
 import { createdPage, errorPage, formPage } from './pageHtml.js';
 import { KEY_NETWORKS, type KeyNetwork, type KeyStore } from './store.js';
 
@@ -12,6 +14,15 @@ export interface KeysPageOptions {
   appUrl: string;
   /** The ledger chain's REST base for the snippet, ending in /api/v1. */
   mirrorUrlFor(network: 'mainnet' | 'testnet'): string;
+  /** The ledger chain's JSON-RPC URL for the snippet. */
+  rpcUrlFor(network: 'mainnet' | 'testnet'): string;
+  /** What a free key includes, in a sentence or two (see describeFreePlan). */
+  freePlan: string;
+  /** `closed` turns the page away: keys then come from the operator. */
+  selfService: 'open' | 'closed';
+  budget: CreationBudget;
+  /** The header a trusted proxy sets to the client address, when the operator names one. */
+  clientIpHeader?: string;
 }
 
 const CSRF_COOKIE = 'keys_csrf';
@@ -32,6 +43,14 @@ export function createKeysPage(opts: KeysPageOptions): ApiHandler {
   app.disable('x-powered-by');
   app.set('etag', false);
 
+  app.use('/keys/new', (req, _res, next) => {
+    if (opts.selfService === 'closed') {
+      if (req.method === 'POST') keyCreations.inc({ outcome: 'refused_closed' });
+      throw new GatewayError('KEY_CREATION_CLOSED');
+    }
+    next();
+  });
+
   app.get('/keys/new', (req, res) => {
     const name = single(req.query.name) ?? '';
     if (name.length > MAX_NAME) throw new GatewayError('BAD_REQUEST', `the project name is longer than ${MAX_NAME} characters`);
@@ -40,7 +59,7 @@ export function createKeysPage(opts: KeysPageOptions): ApiHandler {
     const kept = cookieValue(req.headers.cookie, CSRF_COOKIE);
     const csrf = kept && /^[A-Za-z0-9_-]{43}$/.test(kept) ? kept : randomBytes(32).toString('base64url');
     res.setHeader('set-cookie', `${CSRF_COOKIE}=${csrf}; Path=/keys/; HttpOnly; SameSite=Strict${secureCookie ? '; Secure' : ''}`);
-    send(res, 200, formPage({ name, network, csrf }));
+    send(res, 200, formPage({ name, network, csrf, freePlan: opts.freePlan }));
   });
 
   app.post('/keys/new', async (req, res) => {
@@ -55,10 +74,15 @@ export function createKeysPage(opts: KeysPageOptions): ApiHandler {
     const network = parseNetwork(form.get('network') ?? '');
     const email = (form.get('email') ?? '').trim() || undefined;
     if (email && (email.length > MAX_EMAIL || !/^[^\s@]+@[^\s@]+$/.test(email))) throw new GatewayError('BAD_REQUEST', 'the email address is not valid');
-    const { key, record } = await opts.store.createKey({ account: { name, email }, name, plan: 'free', network });
+    opts.budget.take(clientAddress(req, opts.clientIpHeader));
+    const { key, record } = await opts.store.createKey({ account: { name, email }, name, plan: 'free', network }).catch((err: unknown) => {
+      if (isGatewayError(err) && err.errorName === 'KEYS_PER_ACCOUNT') keyCreations.inc({ outcome: 'refused_account' });
+      throw err;
+    });
+    keyCreations.inc({ outcome: 'created' });
     ctx.annotate({ keyId: record.id, created: true });
     const nonce = randomBytes(16).toString('base64');
-    send(res, 200, createdPage({ name, keyId: record.id, key, mirrorUrl: opts.mirrorUrlFor(network), nonce }), nonce);
+    send(res, 200, createdPage({ name, keyId: record.id, key, mirrorUrl: opts.mirrorUrlFor(network), rpcUrl: opts.rpcUrlFor(network), freePlan: opts.freePlan, nonce }), nonce);
   });
 
   app.all('/keys/new', () => {
@@ -66,6 +90,7 @@ export function createKeysPage(opts: KeysPageOptions): ApiHandler {
   });
 
   return {
+    admission: { key: 'none' },
     handle(ctx) {
       return new Promise<void>((resolve, reject) => {
         contexts.set(ctx.req, ctx);
@@ -115,7 +140,7 @@ function cookieValue(header: string | undefined, name: string): string | undefin
  * Pages carry a key or a form token: never cached, never framed. The referrer stays same-origin (not no-referrer):
  * under no-referrer browsers send `Origin: null` on the form post, which the origin check must refuse.
  */
-function send(res: ServerResponse, status: number, html: string, scriptNonce?: string): void {
+export function send(res: ServerResponse, status: number, html: string, scriptNonce?: string): void {
   res.statusCode = status;
   res.setHeader('content-type', 'text/html; charset=utf-8');
   res.setHeader('cache-control', 'no-store');

@@ -10,18 +10,19 @@ label{display:block;margin:1rem 0 .25rem;font-weight:600}input,select{font:inher
 button{font:inherit;margin-top:1.25rem;padding:.5rem 1.25rem;cursor:pointer}pre{background:#f3f3f3;padding:1rem;overflow-x:auto}
 .error{color:#a40000}.note{color:#555;font-size:.9rem}`;
 
-function layout(title: string, body: string, nonce?: string, script?: string): string {
+export function layout(title: string, body: string, nonce?: string, script?: string): string {
   const tail = script && nonce ? `<script nonce="${esc(nonce)}">${script}</script>` : '';
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${esc(title)}</title><style>${STYLE}</style></head><body>${body}${tail}</body></html>`;
 }
 
-export function formPage(v: { name: string; network: KeyNetwork; csrf: string }): string {
+export function formPage(v: { name: string; network: KeyNetwork; csrf: string; freePlan: string }): string {
   const option = (n: KeyNetwork) => `<option value="${n}"${n === v.network ? ' selected' : ''}>${n}</option>`;
   return layout(
     'Create an API key',
     `<h1>Create an API key</h1>
 <p>One key works on every chain, network and API of this gateway. It starts on the free plan.</p>
+<p class="note">${esc(v.freePlan)}</p>
 <form method="post" action="/keys/new">
 <input type="hidden" name="csrf" value="${esc(v.csrf)}">
 <label for="name">Project name</label><input id="name" name="name" required maxlength="100" value="${esc(v.name)}">
@@ -33,8 +34,8 @@ export function formPage(v: { name: string; network: KeyNetwork; csrf: string })
 }
 
 /** The snippet's lines are what a user pastes into `.env`; the copy button appears only where JavaScript runs. */
-export function createdPage(v: { name: string; keyId: string; key: string; mirrorUrl: string; nonce: string }): string {
-  const snippet = `HEDERA_MIRROR_URL=${v.mirrorUrl}\nHGRAPH_API_KEY=${v.key}`;
+export function createdPage(v: { name: string; keyId: string; key: string; mirrorUrl: string; rpcUrl: string; freePlan: string; nonce: string }): string {
+  const snippet = `HEDERA_MIRROR_URL=${v.mirrorUrl}\nHGRAPH_API_KEY=${v.key}\nHEDERA_RPC_URL=${v.rpcUrl}`;
   return layout(
     'Your new API key',
     `<h1>Your new API key</h1>
@@ -43,7 +44,9 @@ export function createdPage(v: { name: string; keyId: string; key: string; mirro
 <label for="snippet">Environment</label>
 <pre id="snippet">${esc(snippet)}</pre>
 <button type="button" id="copy" hidden>Copy</button> <span id="copied" class="note" role="status"></span>
-<p class="note">Send the key as the X-API-KEY header, as Authorization: Bearer &lt;key&gt;, or in the path as /v1/&lt;key&gt;/&lt;api path&gt;.</p>`,
+<p class="note">HEDERA_MIRROR_URL is the mirror-node REST base and HEDERA_RPC_URL the JSON-RPC endpoint of the network you chose.
+Send the key as the X-API-KEY header, as Authorization: Bearer &lt;key&gt;, or in the path as /v1/&lt;key&gt;/&lt;api path&gt;.</p>
+<p class="note">${esc(v.freePlan)}</p>`,
     v.nonce,
     `const b=document.getElementById('copy');b.hidden=false;b.addEventListener('click',async()=>{
 try{await navigator.clipboard.writeText(document.getElementById('snippet').textContent);document.getElementById('copied').textContent='Copied.';}

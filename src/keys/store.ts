@@ -1,7 +1,9 @@
 import type { Config } from '../config/schema.js';
 import { GatewayError } from '../errors.js';
-import type { UsageStore } from '../limits/types.js';
-import { openPglite, openPostgres, type Sql } from './db.js';
+import { monthOf } from '../limits/calendar.js';
+import type { UsageDelta, UsageHistory, UsageOutcome, UsageStore } from '../limits/types.js';
+import { openPostgres, type Sql } from './db.js';
+import { openEmbeddedStore } from './embedded.js';
 import { generateKey, hashKey, newAccountId, newKeyId } from './format.js';
 import { lockDataDir } from './lock.js';
 import { migrate } from './migrations.js';
@@ -16,6 +18,12 @@ export interface AccountRecord {
   name: string;
   email: string | null;
   createdAt: Date;
+}
+
+export interface AccountSummary extends AccountRecord {
+  /** Keys of the account, and how many of them are not revoked. */
+  keys: number;
+  activeKeys: number;
 }
 
 /** A key as the store describes it: never the key itself. */
@@ -45,12 +53,20 @@ export type NewKey = {
   flags?: KeyFlag[];
 } & ({ accountId: string } | { account: { name: string; email?: string } });
 
-/** Where the store lives: a PGlite directory, a throw-away PGlite in memory, or a Postgres server. */
+/** Where the store lives: a journal file in a directory, memory only, or a Postgres server. */
 export type StoreKind = 'embedded' | 'memory' | 'postgres';
 
-export interface KeyStore extends UsageStore {
+export interface KeyStore extends UsageStore, UsageHistory {
   readonly kind: StoreKind;
   createAccount(account: { name: string; email?: string }): Promise<AccountRecord>;
+  listAccounts(): Promise<AccountSummary[]>;
+  showAccount(id: string): Promise<AccountRecord>;
+  /** The account's keys, oldest first. */
+  accountKeys(id: string): Promise<KeyRecord[]>;
+  /** Revokes every key of the account. */
+  revokeAccount(id: string): Promise<KeyRecord[]>;
+  /** Moves every key of the account to the plan. */
+  setAccountPlan(id: string, plan: string): Promise<KeyRecord[]>;
   /** The only time the full key exists outside its owner's hands. */
   createKey(key: NewKey): Promise<{ key: string; record: KeyRecord }>;
   /** The key with this hash, revoked or not; undefined when none. */
@@ -67,18 +83,22 @@ const KEY_COLUMNS = `k.id, k.hash, k.account_id, a.name AS account_name, a.email
   k.created_at, k.revoked_at`;
 const KEY_FROM = 'FROM keys k JOIN accounts a ON a.id = k.account_id';
 
-interface KeyRow {
+/** A row of the keys table, as both the Postgres store and the import of an earlier embedded store read it. */
+export interface KeyTableRow {
   id: string;
   hash: string;
   account_id: string;
-  account_name: string;
-  account_email: string | null;
   name: string;
   network: KeyNetwork;
   plan: string;
   flags: KeyFlag[];
   created_at: Date;
   revoked_at: Date | null;
+}
+
+interface KeyRow extends KeyTableRow {
+  account_name: string;
+  account_email: string | null;
 }
 
 function toStoredKey(row: KeyRow): StoredKey {
@@ -103,30 +123,31 @@ function toRecord(row: KeyRow): KeyRecord {
 }
 
 /**
- * Opens the key store and applies the migrations: Postgres when `keys.databaseUrl` is set, otherwise PGlite in
- * `keys.dataDir` (`memory://` for a store that lives as long as the process). The configured plans are written to
- * the plans table so keys can only name a plan that exists.
+ * Opens the key store: Postgres when `keys.databaseUrl` is set (migrations applied, the configured plans written to
+ * the plans table so keys can only name a plan that exists), otherwise the embedded store in `keys.dataDir`
+ * (`memory://` for a store that lives as long as the process).
  */
 export async function openKeyStore(opts: { keys: Config['keys']; plans: Config['plans'] }): Promise<KeyStore> {
   const { databaseUrl, dataDir } = opts.keys;
-  const kind: StoreKind = databaseUrl ? 'postgres' : dataDir.startsWith('memory://') ? 'memory' : 'embedded';
-  const unlock = kind === 'embedded' ? lockDataDir(dataDir) : () => {};
-  let sql: Sql;
-  try {
-    sql = databaseUrl ? await openPostgres(databaseUrl) : await openPglite(dataDir);
-  } catch (err) {
-    unlock();
-    throw err;
+  if (!databaseUrl) {
+    if (dataDir.startsWith('memory://')) return openEmbeddedStore('memory', opts, () => {});
+    const unlock = lockDataDir(dataDir);
+    try {
+      return await openEmbeddedStore('embedded', opts, unlock);
+    } catch (err) {
+      unlock();
+      throw err;
+    }
   }
+  const sql = await openPostgres(databaseUrl);
   try {
     await migrate(sql);
     await syncPlans(sql, opts.plans);
   } catch (err) {
     await sql.close();
-    unlock();
     throw err;
   }
-  return new SqlKeyStore(kind, sql, opts.plans, unlock);
+  return new SqlKeyStore('postgres', sql, opts.plans, opts.keys.maxPerAccount);
 }
 
 async function syncPlans(sql: Sql, plans: Config['plans']): Promise<void> {
@@ -152,11 +173,43 @@ class SqlKeyStore implements KeyStore {
     readonly kind: StoreKind,
     private readonly sql: Sql,
     private readonly plans: Config['plans'],
-    private readonly unlock: () => void,
+    private readonly maxPerAccount: number,
   ) {}
 
   createAccount(account: { name: string; email?: string }): Promise<AccountRecord> {
     return insertAccount(this.sql, account);
+  }
+
+  async listAccounts(): Promise<AccountSummary[]> {
+    const rows = await this.sql.query<{ id: string; name: string; email: string | null; created_at: Date; keys: string | number; active_keys: string | number }>(
+      `SELECT a.id, a.name, a.email, a.created_at, count(k.id) AS keys, count(k.id) FILTER (WHERE k.revoked_at IS NULL) AS active_keys
+       FROM accounts a LEFT JOIN keys k ON k.account_id = a.id GROUP BY a.id ORDER BY a.created_at, a.id`,
+    );
+    return rows.map((r) => ({ id: r.id, name: r.name, email: r.email, createdAt: new Date(r.created_at), keys: Number(r.keys), activeKeys: Number(r.active_keys) }));
+  }
+
+  async showAccount(id: string): Promise<AccountRecord> {
+    const [row] = await this.sql.query<{ id: string; name: string; email: string | null; created_at: Date }>('SELECT id, name, email, created_at FROM accounts WHERE id = $1', [id]);
+    if (!row) throw new GatewayError('ACCOUNT_NOT_FOUND', id);
+    return { id: row.id, name: row.name, email: row.email, createdAt: new Date(row.created_at) };
+  }
+
+  async accountKeys(id: string): Promise<KeyRecord[]> {
+    await this.showAccount(id);
+    return (await this.sql.query<KeyRow>(`SELECT ${KEY_COLUMNS} ${KEY_FROM} WHERE k.account_id = $1 ORDER BY k.created_at, k.id`, [id])).map(toRecord);
+  }
+
+  async revokeAccount(id: string): Promise<KeyRecord[]> {
+    await this.showAccount(id);
+    await this.sql.query('UPDATE keys SET revoked_at = COALESCE(revoked_at, now()) WHERE account_id = $1', [id]);
+    return this.accountKeys(id);
+  }
+
+  async setAccountPlan(id: string, plan: string): Promise<KeyRecord[]> {
+    this.requirePlan(plan);
+    await this.showAccount(id);
+    await this.sql.query('UPDATE keys SET plan = $2 WHERE account_id = $1', [id, plan]);
+    return this.accountKeys(id);
   }
 
   async createKey(spec: NewKey): Promise<{ key: string; record: KeyRecord }> {
@@ -167,11 +220,16 @@ class SqlKeyStore implements KeyStore {
     await this.sql.transaction(async (tx) => {
       let accountId: string;
       if ('account' in spec) {
+        // A new account per key would make the cap meaningless; accounts sharing an email address share it.
+        if (spec.account.email) {
+          await this.checkCap(tx, 'lower(a.email) = lower($1)', spec.account.email);
+        }
         accountId = (await insertAccount(tx, spec.account)).id;
       } else {
         accountId = spec.accountId;
         const [account] = await tx.query('SELECT 1 FROM accounts WHERE id = $1', [accountId]);
         if (!account) throw new GatewayError('ACCOUNT_NOT_FOUND', accountId);
+        await this.checkCap(tx, 'a.id = $1', accountId);
       }
       await tx.query('INSERT INTO keys (id, hash, account_id, name, network, plan, flags) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
         id,
@@ -184,6 +242,14 @@ class SqlKeyStore implements KeyStore {
       ]);
     });
     return { key, record: await this.show(id) };
+  }
+
+  private async checkCap(tx: Pick<Sql, 'query'>, where: string, value: string): Promise<void> {
+    const [row] = await tx.query<{ n: string | number }>(
+      `SELECT count(*) AS n FROM keys k JOIN accounts a ON a.id = k.account_id WHERE k.revoked_at IS NULL AND ${where}`,
+      [value],
+    );
+    if (Number(row.n) >= this.maxPerAccount) throw new GatewayError('KEYS_PER_ACCOUNT', `at most ${this.maxPerAccount} active keys`);
   }
 
   async findByHash(hash: string): Promise<StoredKey | undefined> {
@@ -215,23 +281,52 @@ class SqlKeyStore implements KeyStore {
     return this.show(id);
   }
 
-  async addUsage(deltas: Array<{ keyId: string; month: string; count: number }>): Promise<void> {
-    // One statement is atomic; rows are merged first because one INSERT may not touch the same row twice.
-    const merged = new Map<string, { keyId: string; month: string; count: number }>();
+  async addUsage(deltas: UsageDelta[]): Promise<void> {
+    // One INSERT may not touch a row twice, so deltas are merged first; rows go in primary-key order so that two
+    // instances flushing at once lock them in the same order and never deadlock.
+    const hourly = new Map<string, UsageDelta>();
+    const monthly = new Map<string, { keyId: string; month: string; count: number }>();
     for (const d of deltas) {
-      const at = `${d.keyId}\u0000${d.month}`;
-      const prior = merged.get(at);
+      const at = [d.keyId, new Date(d.hour).toISOString(), d.api, d.network, d.outcome].join('\u0000');
+      const prior = hourly.get(at);
       if (prior) prior.count += d.count;
-      else merged.set(at, { ...d });
+      else hourly.set(at, { ...d });
+      if (d.outcome !== 'ok') continue;
+      const month = monthOf(d.hour);
+      const m = monthly.get(`${d.keyId}\u0000${month}`);
+      if (m) m.count += d.count;
+      else monthly.set(`${d.keyId}\u0000${month}`, { keyId: d.keyId, month, count: d.count });
     }
-    if (merged.size === 0) return;
-    const rows = [...merged.values()];
-    await this.sql.query(
-      `INSERT INTO usage (key_id, month, count)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])
-       ON CONFLICT (key_id, month) DO UPDATE SET count = usage.count + excluded.count`,
-      [rows.map((r) => r.keyId), rows.map((r) => r.month), rows.map((r) => r.count)],
+    if (hourly.size === 0) return;
+    const hours = [...hourly.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, d]) => d);
+    const months = [...monthly.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, m]) => m);
+    await this.sql.transaction(async (tx) => {
+      await tx.query(
+        `INSERT INTO usage_hourly (key_id, hour, api, network, outcome, count)
+         SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::bigint[])
+         ON CONFLICT (key_id, hour, api, network, outcome) DO UPDATE SET count = usage_hourly.count + excluded.count`,
+        [hours.map((d) => d.keyId), hours.map((d) => new Date(d.hour).toISOString()), hours.map((d) => d.api), hours.map((d) => d.network), hours.map((d) => d.outcome), hours.map((d) => d.count)],
+      );
+      if (months.length === 0) return;
+      await tx.query(
+        `INSERT INTO usage (key_id, month, count)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])
+         ON CONFLICT (key_id, month) DO UPDATE SET count = usage.count + excluded.count`,
+        [months.map((r) => r.keyId), months.map((r) => r.month), months.map((r) => r.count)],
+      );
+    });
+  }
+
+  async pruneHourly(beforeHour: number): Promise<void> {
+    await this.sql.query('DELETE FROM usage_hourly WHERE hour < $1', [new Date(beforeHour).toISOString()]);
+  }
+
+  async hourlyUsage(keyId: string, sinceHour: number): Promise<UsageDelta[]> {
+    const rows = await this.sql.query<{ hour: Date; api: string; network: string; outcome: UsageOutcome; count: string | number }>(
+      'SELECT hour, api, network, outcome, count FROM usage_hourly WHERE key_id = $1 AND hour >= $2 ORDER BY hour, api, network, outcome',
+      [keyId, new Date(sinceHour).toISOString()],
     );
+    return rows.map((r) => ({ keyId, hour: new Date(r.hour).getTime(), api: r.api, network: r.network, outcome: r.outcome, count: Number(r.count) }));
   }
 
   async usage(keyId: string, month: string): Promise<number> {
@@ -245,12 +340,16 @@ class SqlKeyStore implements KeyStore {
 
   async close(): Promise<void> {
     await this.sql.close();
-    this.unlock();
   }
 
   private requirePlan(plan: string): void {
-    if (!Object.prototype.hasOwnProperty.call(this.plans, plan)) {
-      throw new GatewayError('PLAN_UNKNOWN', `"${plan}"; plans are ${Object.keys(this.plans).join(', ')}`);
-    }
+    requirePlan(this.plans, plan);
+  }
+}
+
+/** Keys can only name a configured plan. */
+export function requirePlan(plans: Config['plans'], plan: string): void {
+  if (!Object.prototype.hasOwnProperty.call(plans, plan)) {
+    throw new GatewayError('PLAN_UNKNOWN', `"${plan}"; plans are ${Object.keys(plans).join(', ')}`);
   }
 }

@@ -18,4 +18,6 @@ export interface VerifiedKey {
 /** Verifies a raw key; null when unknown or revoked. Implementations cache and coalesce. */
 export interface KeyVerifier {
   verify(rawKey: string): Promise<VerifiedKey | null>;
+  /** Drops what this instance remembers of these keys (revoked or re-planned here), so it reads them afresh. */
+  forget?(keyIds: string[]): void;
 }

@@ -64,6 +64,11 @@ export function createKeyVerifier(store: Pick<KeyStore, 'findByHash'>, opts: Con
   }
 
   return {
+    forget(keyIds: string[]): void {
+      // Rare (an operator's change), so a scan of the cache is fine.
+      const ids = new Set(keyIds);
+      for (const [hash, entry] of known.entries()) if (entry.key && ids.has(entry.key.id)) known.delete(hash);
+    },
     async verify(rawKey: string): Promise<VerifiedKey | null> {
       if (rawKey.length === 0 || rawKey.length > MAX_KEY_LENGTH) return null;
       const hash = hashKey(rawKey);

@@ -4,6 +4,7 @@
  * for a short time. Identical loads in flight share one promise.
  */
 import { LRUCache } from 'lru-cache';
+import { RawJson } from '../rpc/jsonrpc.js';
 
 export interface CacheStats {
   hits: number;
@@ -25,12 +26,22 @@ export class ReadCache {
   private readonly counts = { hits: 0, misses: 0, coalesced: 0 };
 
   constructor(maxBytes: number) {
-    this.lru = new LRUCache({ maxSize: maxBytes, sizeCalculation: (entry) => sizeOf(entry.value) });
+    // Kept text is one byte per character in V8 (JSON of ledger data is ASCII), plus the entry itself.
+    this.lru = new LRUCache({ maxSize: maxBytes, sizeCalculation: (entry) => (entry.value instanceof RawJson ? entry.value.text.length + 64 : sizeOf(entry.value)) });
   }
 
   /** A value that never changes once it exists: kept until evicted. Null (not found yet) is not kept. */
   final<T>(key: string, load: () => Promise<T>): Promise<T> {
     return this.through(key, load, (v) => (v === null || v === undefined ? undefined : 0));
+  }
+
+  /** The JSON text of a final answer, kept while `load` gives text (null, not found yet, is not kept). */
+  async finalText(key: string, load: () => Promise<string | null>): Promise<string | null> {
+    const kept = await this.final<RawJson | null>(key, async () => {
+      const text = await load();
+      return text === null ? null : new RawJson(text);
+    });
+    return kept === null ? null : kept.text;
   }
 
   /** A value about the chain head: kept for `ttlMs` (0 keeps nothing, but loads in flight are still shared). */

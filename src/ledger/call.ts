@@ -3,8 +3,7 @@
  * A revert becomes error code 3 with the revert data, the way Ethereum nodes report it, so ethers and viem decode it.
  */
 import { GatewayError } from '../errors.js';
-import { address, data, quantity, object } from '../methods/params.js';
-import { toQuantity, weibarToTinybar } from './convert.js';
+import { toQuantity } from './convert.js';
 import type { MirrorClient } from './mirror.js';
 
 export interface CallRequest {
@@ -15,22 +14,6 @@ export interface CallRequest {
   gas?: number;
   to?: string;
   value?: number;
-}
-
-/** A GenericTransaction param as the mirror node's call request (value in tinybar, gas capped at maxGas). */
-export function callRequest(txParam: unknown, block: string, estimate: boolean, maxGas: number): CallRequest {
-  const tx = object(txParam, 'transaction');
-  const input = tx.input ?? tx.data;
-  const req: CallRequest = { block, estimate };
-  if (tx.to !== undefined && tx.to !== null) req.to = address(tx.to, 'transaction.to');
-  if (tx.from !== undefined && tx.from !== null) req.from = address(tx.from, 'transaction.from');
-  if (input !== undefined && input !== null) req.data = data(input, 'transaction.input');
-  if (tx.gas !== undefined && tx.gas !== null) {
-    const gas = quantity(tx.gas, 'transaction.gas');
-    req.gas = Number(gas > BigInt(maxGas) ? BigInt(maxGas) : gas);
-  }
-  if (tx.value !== undefined && tx.value !== null) req.value = Number(weibarToTinybar(quantity(tx.value, 'transaction.value')));
-  return req;
 }
 
 export async function contractCall(mirror: MirrorClient, req: CallRequest): Promise<string> {

@@ -15,7 +15,7 @@ import {
   ReceiptStatusError,
   type FileId,
 } from '@hashgraph/sdk';
-import { GatewayError } from '../errors.js';
+import { GatewayError, hidingCause } from '../errors.js';
 import { consensusSubmissions } from '../metrics.js';
 import type { LedgerConfig } from '../config/schema.js';
 
@@ -91,7 +91,7 @@ export class ConsensusClient {
       if (err instanceof GatewayError) throw err;
       consensusSubmissions.inc({ status: err instanceof PrecheckStatusError ? err.status.toString() : 'error' });
       if (err instanceof PrecheckStatusError) throw new GatewayError('SUBMISSION_FAILED', err.status.toString());
-      throw new GatewayError('SUBMISSION_FAILED', (err as Error).message);
+      throw hidingCause('SUBMISSION_FAILED', (err as Error).message);
     }
   }
 

@@ -1,4 +1,7 @@
-/** Ethereum JSON-RPC objects (block, transaction, receipt, log) built from mirror-node records. */
+/**
+ * Ethereum JSON-RPC objects (block, transaction, receipt, log) built from mirror-node records. Pure functions of final
+ * data: the same inputs always give the same answer, so an answer may be kept as it is.
+ */
 import {
   EMPTY_BLOOM,
   EMPTY_TRIE_ROOT,
@@ -8,11 +11,13 @@ import {
   fixedBytes,
   hexFieldToQuantity,
   timestampSeconds,
-  tinybarFieldToWeibar,
   toHash32,
   toQuantity,
 } from './convert.js';
+import type { Parties } from './addresses.js';
+import type { BlockContents, BlockTx } from './blocks.js';
 import type { ContractResult, MirrorBlock, MirrorLog } from './reads.js';
+import { logsBloom } from './receipts.js';
 
 export interface BlockContext {
   number: number;
@@ -47,74 +52,129 @@ export function formatLog(log: MirrorLog, tx: { hash: string; index: number | nu
   };
 }
 
+/** A money field in weibar (hex, `0x` or null meaning none) as a quantity, or `fallback` when there is none. */
+function weibar(value: string | null | undefined, fallback: string): string {
+  return value && value !== '0x' ? hexFieldToQuantity(value) : fallback;
+}
+
 /**
- * A transaction as Ethereum describes it. Fee fields on the mirror node are tinybar and become weibar; a ledger
- * contract call that was not an Ethereum transaction (type null) is shown as a legacy transaction.
+ * A transaction as Ethereum describes it; a ledger contract call that was not an Ethereum transaction (type null)
+ * is shown as a legacy transaction. Monetary fields are weibar already (see LedgerReads). A typed transaction always
+ * has a chain id; where the mirror node has none, it is this chain's.
  */
-export function formatTransaction(r: ContractResult, block: BlockContext, gasPriceWeibar: bigint) {
+export function formatTransaction(r: ContractResult, parties: Parties, block: BlockContext, opts: { gasPriceWeibar: bigint; chainId: number }) {
+  const gasPriceWeibar = opts.gasPriceWeibar;
   const type = r.type ?? 0;
-  const gasPrice = r.gas_price && r.gas_price !== '0x' ? tinybarFieldToWeibar(r.gas_price) : toQuantity(gasPriceWeibar);
+  const gasPrice = weibar(r.gas_price, toQuantity(gasPriceWeibar));
   const base = {
     blockHash: block.hash,
     blockNumber: toQuantity(block.number),
     blockTimestamp: toQuantity(block.timestamp),
-    from: r.from.toLowerCase(),
+    from: parties.from,
     gas: toQuantity(r.gas_limit),
     gasPrice,
     hash: toHash32(r.hash),
     input: data(r.function_parameters),
     nonce: toQuantity(r.nonce ?? 0),
-    to: isCreation(r) ? null : (r.to ?? r.address)?.toLowerCase() ?? null,
+    to: isCreation(r) ? null : parties.to,
     transactionIndex: toQuantity(r.transaction_index ?? 0),
-    value: tinybarFieldToWeibar(r.amount ?? 0),
+    value: toQuantity(BigInt(r.amount ?? 0)),
     type: toQuantity(type),
     r: hexFieldToQuantity(r.r),
     s: hexFieldToQuantity(r.s),
   };
   const v = toQuantity(r.v ?? 0);
   if (type === 0) return { ...base, v, ...(r.chain_id && r.chain_id !== '0x' ? { chainId: hexFieldToQuantity(r.chain_id) } : {}) };
-  const typed = { ...base, chainId: hexFieldToQuantity(r.chain_id), accessList: [], v, yParity: v };
+  const chainId = r.chain_id && r.chain_id !== '0x' ? hexFieldToQuantity(r.chain_id) : toQuantity(opts.chainId);
+  const typed = { ...base, chainId, accessList: [], v, yParity: v };
   if (type === 1) return typed;
-  return {
-    ...typed,
-    maxFeePerGas: r.max_fee_per_gas && r.max_fee_per_gas !== '0x' ? tinybarFieldToWeibar(r.max_fee_per_gas) : gasPrice,
-    maxPriorityFeePerGas: tinybarFieldToWeibar(r.max_priority_fee_per_gas),
-  };
+  return { ...typed, maxFeePerGas: weibar(r.max_fee_per_gas, gasPrice), maxPriorityFeePerGas: weibar(r.max_priority_fee_per_gas, '0x0') };
 }
 
-export function formatReceipt(r: ContractResult, block: BlockContext, gasPriceWeibar: bigint) {
-  const creation = isCreation(r);
-  const tx = { hash: r.hash, index: r.transaction_index };
+/** Gas the official relay gives a synthetic transaction (its default transaction gas). */
+const SYNTHETIC_GAS = '0x61a80';
+/** The official relay's gas price of a synthetic transaction: the INVALID opcode, a marker rather than a price. */
+const SYNTHETIC_GAS_PRICE = '0xfe';
+
+/**
+ * Where a synthetic transaction is shown. The official relay builds it three ways, and wallets and indexers already
+ * read those shapes: inside a block as a legacy transaction with zero signature values; looked up by hash as a
+ * legacy transaction with empty ones; looked up by block and index as a dynamic-fee transaction with empty ones.
+ */
+export type SyntheticShape = 'in-block' | 'by-hash' | 'by-index';
+
+/** An HTS token transfer (logs without a contract result) as a transaction of its block, sent by the token to itself. */
+export function formatSyntheticTransaction(tx: BlockTx, block: BlockContext, chainId: number, shape: SyntheticShape) {
+  const token = tx.logs[0].address.toLowerCase();
+  const signature = shape === 'in-block' ? '0x0' : '0x';
+  const base = {
+    blockHash: block.hash,
+    blockNumber: toQuantity(block.number),
+    blockTimestamp: toQuantity(block.timestamp),
+    chainId: toQuantity(chainId),
+    from: token,
+    gas: SYNTHETIC_GAS,
+    gasPrice: SYNTHETIC_GAS_PRICE,
+    hash: tx.hash,
+    input: '0x0000000000000000',
+    nonce: '0x0',
+    r: signature,
+    s: signature,
+    to: token,
+    transactionIndex: toQuantity(tx.index),
+    v: '0x0',
+    value: '0x0',
+  };
+  if (shape !== 'by-index') return { ...base, type: '0x0' };
+  return { ...base, type: '0x2', yParity: '0x0', accessList: [], maxPriorityFeePerGas: '0x0', maxFeePerGas: '0x0' };
+}
+
+/** A block transaction as Ethereum shows it; `parties` is only read for a contract result. */
+export function formatBlockTransaction(tx: BlockTx, parties: Parties | null, block: BlockContext, opts: { gasPriceWeibar: bigint; chainId: number }, shape: SyntheticShape) {
+  return tx.result && parties ? formatTransaction(tx.result, parties, block, opts) : formatSyntheticTransaction(tx, block, opts.chainId, shape);
+}
+
+/**
+ * A receipt. A synthetic transaction's receipt is sent from the zero address to the token, uses no gas and carries
+ * the bloom of its logs; `cumulativeGasUsed` is the running sum within the block either way.
+ */
+export function formatReceipt(tx: BlockTx, parties: Parties | null, block: BlockContext, gasPriceWeibar: bigint) {
+  const r = tx.result;
+  const creation = r !== null && isCreation(r);
+  const token = tx.logs[0]?.address.toLowerCase() ?? null;
   return {
     blockHash: block.hash,
     blockNumber: toQuantity(block.number),
     contractAddress: creation ? (r.address?.toLowerCase() ?? null) : null,
-    cumulativeGasUsed: toQuantity(r.block_gas_used ?? r.gas_used ?? 0),
+    cumulativeGasUsed: toQuantity(tx.cumulativeGasUsed),
     effectiveGasPrice: toQuantity(gasPriceWeibar),
-    from: r.from.toLowerCase(),
-    gasUsed: toQuantity(r.gas_used ?? 0),
-    logs: (r.logs ?? []).map((log) => formatLog(log, tx, block)),
-    logsBloom: r.bloom && r.bloom !== '0x' ? fixedBytes(r.bloom, 256) : EMPTY_BLOOM,
-    status: r.status === '0x1' ? '0x1' : '0x0',
-    to: creation ? null : (r.to ?? r.address)?.toLowerCase() ?? null,
-    transactionHash: toHash32(r.hash),
-    transactionIndex: toQuantity(r.transaction_index ?? 0),
-    type: toQuantity(r.type ?? 0),
+    from: r && parties ? parties.from : ZERO_ADDRESS,
+    gasUsed: toQuantity(tx.gasUsed),
+    logs: tx.logs.map((log) => formatLog(log, tx, block)),
+    logsBloom: r ? (r.bloom && r.bloom !== '0x' ? fixedBytes(r.bloom, 256) : EMPTY_BLOOM) : logsBloom(tx.logs),
+    status: r === null || r.status === '0x1' ? '0x1' : '0x0',
+    to: creation ? null : r && parties ? parties.to : token,
+    transactionHash: tx.hash,
+    transactionIndex: toQuantity(tx.index),
+    type: toQuantity(r?.type ?? 0),
   };
 }
 
 /**
- * A block as Ethereum describes it. Roots the ledger does not have are the empty-trie root (no transactions) or
- * the block hash (some), as the official relay does; proof-of-work fields are zero.
+ * A block as Ethereum describes it. `receiptsRoot` is the root of the block's receipts trie; the transactions root
+ * is the block hash (some transactions) or the empty-trie root (none), as the official relay has it, since the
+ * ledger keeps no signed envelopes to build that trie from; proof-of-work fields are zero.
  */
 export function formatBlock(
   block: MirrorBlock,
-  results: ContractResult[],
+  contents: BlockContents,
+  /** Each transaction's parties, in the same order; only read when `full`. */
+  parties: Array<Parties | null>,
   full: boolean,
-  opts: { gasPriceWeibar: bigint; gasLimit: number },
+  opts: { gasPriceWeibar: bigint; gasLimit: number; chainId: number },
 ) {
   const ctx = blockContext(block);
-  const txRoot = results.length > 0 ? ctx.hash : EMPTY_TRIE_ROOT;
+  const txs = contents.txs;
   return {
     baseFeePerGas: toQuantity(opts.gasPriceWeibar),
     difficulty: '0x0',
@@ -128,14 +188,14 @@ export function formatBlock(
     nonce: '0x0000000000000000',
     number: toQuantity(block.number),
     parentHash: toHash32(block.previous_hash),
-    receiptsRoot: txRoot,
+    receiptsRoot: contents.receiptsRoot,
     sha3Uncles: EMPTY_UNCLES_HASH,
     size: toQuantity(block.size ?? 0),
     stateRoot: EMPTY_TRIE_ROOT,
     timestamp: toQuantity(ctx.timestamp),
     totalDifficulty: '0x0',
-    transactions: full ? results.map((r) => formatTransaction(r, ctx, opts.gasPriceWeibar)) : results.map((r) => toHash32(r.hash)),
-    transactionsRoot: txRoot,
+    transactions: full ? txs.map((tx, i) => formatBlockTransaction(tx, parties[i], ctx, opts, 'in-block')) : txs.map((tx) => tx.hash),
+    transactionsRoot: txs.length > 0 ? ctx.hash : EMPTY_TRIE_ROOT,
     uncles: [],
     withdrawals: [],
     withdrawalsRoot: EMPTY_TRIE_ROOT,

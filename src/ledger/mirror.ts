@@ -5,7 +5,7 @@
  */
 import { Pool } from 'undici';
 import { parse as losslessParse } from 'lossless-json';
-import { GatewayError } from '../errors.js';
+import { GatewayError, hidingCause } from '../errors.js';
 import { upstreamDuration, upstreamRequests } from '../metrics.js';
 
 export interface MirrorOptions {
@@ -158,6 +158,6 @@ export class MirrorClient {
       }
     }
     this.stats.failures++;
-    throw new GatewayError('MIRROR_UNAVAILABLE', `${method} ${path.split('?')[0]} failed (${lastProblem || `gave up after ${this.opts.totalMs} ms`})`);
+    throw hidingCause('MIRROR_UNAVAILABLE', `${method} ${path.split('?')[0]} failed (${lastProblem || `gave up after ${this.opts.totalMs} ms`})`);
   }
 }

@@ -3,74 +3,14 @@
  * contract result that has a block) is cached until evicted; the chain head and the fee schedule briefly; account
  * state (balance, nonce) never, because a client sending transactions back to back needs the current nonce.
  */
-import { GatewayError } from '../errors.js';
-import type { BlockRef } from '../methods/params.js';
+import { GatewayError, isGatewayError } from '../errors.js';
+import { assembleBlock, type BlockContents } from './blocks.js';
 import type { ReadCache } from './cache.js';
+import { WEIBAR_PER_TINYBAR } from './convert.js';
 import type { MirrorClient } from './mirror.js';
+import type { ContractResult, MirrorBlock, MirrorLog, MirrorAccount, BlockRef } from './records.js';
 
-export interface MirrorBlock {
-  number: number;
-  hash: string;
-  previous_hash: string;
-  timestamp: { from: string; to: string };
-  gas_used: number | null;
-  logs_bloom: string | null;
-  size: number | null;
-  count: number;
-}
-
-export interface MirrorLog {
-  address: string;
-  block_hash?: string;
-  block_number?: number;
-  data: string | null;
-  index: number;
-  topics: string[];
-  transaction_hash?: string;
-  transaction_index?: number;
-  timestamp?: string;
-}
-
-/** A contract result as /contracts/results lists it; the by-hash form adds logs. */
-export interface ContractResult {
-  address: string | null;
-  amount: number | null;
-  block_gas_used: number | null;
-  block_hash: string | null;
-  block_number: number | null;
-  bloom: string | null;
-  call_result: string | null;
-  chain_id: string | null;
-  contract_id: string | null;
-  created_contract_ids: string[] | null;
-  error_message: string | null;
-  from: string;
-  function_parameters: string | null;
-  gas_limit: number;
-  gas_price: string | null;
-  gas_used: number | null;
-  hash: string;
-  max_fee_per_gas: string | null;
-  max_priority_fee_per_gas: string | null;
-  nonce: number | null;
-  r: string | null;
-  s: string | null;
-  v: number | null;
-  result: string;
-  status: string;
-  timestamp: string;
-  to: string | null;
-  transaction_index: number | null;
-  type: number | null;
-  logs?: MirrorLog[];
-}
-
-export interface MirrorAccount {
-  account: string;
-  balance: { balance: number | bigint; timestamp: string | null } | null;
-  ethereum_nonce: number | null;
-  evm_address: string | null;
-}
+export type { BlockRef, BlockTag, ContractResult, MirrorAccount, MirrorBlock, MirrorLog } from './records.js';
 
 /** The fee schedule changes rarely; re-reading it every 10 s is plenty and keeps eth_gasPrice in-process. */
 const FEES_TTL_MS = 10_000;
@@ -78,26 +18,90 @@ const FEES_TTL_MS = 10_000;
 export const MAX_PAGES = 50;
 /** Results that never executed: an Ethereum node would not have included them in a block. */
 const NOT_EXECUTED = new Set(['WRONG_NONCE', 'INVALID_ACCOUNT_ID']);
+const MONEY_HEX_FIELDS = ['gas_price', 'max_fee_per_gas', 'max_priority_fee_per_gas'] as const;
+
+/** Contract results' monetary fields from tinybar to weibar, in place (a mirror node asked without hbar=false). */
+function tinybarResultToWeibar(r: ContractResult): ContractResult {
+  for (const field of MONEY_HEX_FIELDS) {
+    const value = r[field];
+    if (value && value !== '0x') r[field] = `0x${(BigInt(value) * WEIBAR_PER_TINYBAR).toString(16)}`;
+  }
+  if (r.amount !== null && r.amount !== undefined) r.amount = BigInt(r.amount) * WEIBAR_PER_TINYBAR;
+  return r;
+}
+
+type FeesBody = { fees?: Array<{ gas: number; transaction_type: string }> };
+
+function ethereumFee(body: FeesBody | null): bigint {
+  const fee = body?.fees?.find((f) => f.transaction_type === 'EthereumTransaction');
+  if (!fee) throw new GatewayError('MIRROR_UNAVAILABLE', 'the mirror node has no EthereumTransaction fee');
+  return BigInt(fee.gas);
+}
+
+function withHbarFalse(path: string): string {
+  return /[?&]hbar=/.test(path) ? path : `${path}${path.includes('?') ? '&' : '?'}hbar=false`;
+}
+
+/** Mirror-node pages one call may fetch across all its listings; past them, `error` is thrown. */
+export class PageBudget {
+  constructor(
+    private left: number,
+    private readonly error: () => GatewayError,
+  ) {}
+  take(): void {
+    if (this.left-- <= 0) throw this.error();
+  }
+}
 
 export class LedgerReads {
+  /**
+   * Mirror nodes from v0.154 answer contract results' monetary fields in weibar when asked with hbar=false, and in
+   * tinybar (which loses the sub-tinybar part of what the sender signed) otherwise. The relay asks for weibar; an
+   * older node rejects the parameter, and from then on it is asked without and its tinybar converted.
+   */
+  private hbarParameter = true;
+
   constructor(
     readonly mirror: MirrorClient,
     readonly cache: ReadCache,
     private readonly latestMs: number,
   ) {}
 
-  /** Rows of a listing, following `links.next` pagination. */
-  async collect<T>(path: string, field: string): Promise<T[]> {
+  /**
+   * Rows of a listing, following `links.next` pagination; `budget` bounds the pages several listings take together,
+   * `get` reads one page (contract results go through contractResultsGet).
+   */
+  async collect<T>(path: string, field: string, budget?: PageBudget, get: (path: string) => Promise<any> = (p) => this.mirror.get(p)): Promise<T[]> {
     const rows: T[] = [];
     let next: string | null = path;
     for (let page = 0; next; page++) {
       if (page === MAX_PAGES) throw new GatewayError('RANGE_TOO_LARGE', `more than ${MAX_PAGES * 100} rows; narrow the query`);
-      const body: any = await this.mirror.get(next);
+      budget?.take();
+      const body: any = await get(next);
       if (!body) break;
       rows.push(...((body[field] ?? []) as T[]));
       next = body.links?.next ?? null;
     }
     return rows;
+  }
+
+  /**
+   * GET of contract results (one, or a page under `results`) with monetary fields in weibar. Numbers are parsed
+   * exactly: an amount in weibar easily passes 2^53.
+   */
+  async contractResultsGet<T extends ContractResult | { results?: ContractResult[] }>(path: string): Promise<T | null> {
+    if (this.hbarParameter) {
+      try {
+        return await this.mirror.get<T>(withHbarFalse(path), { exactNumbers: true });
+      } catch (err) {
+        if (!(isGatewayError(err) && err.errorName === 'INVALID_PARAMS' && /\bhbar\b/.test(err.message))) throw err;
+        this.hbarParameter = false;
+      }
+    }
+    const body = await this.mirror.get<any>(path, { exactNumbers: true });
+    if (body && Array.isArray(body.results)) body.results.forEach(tinybarResultToWeibar);
+    else if (body) tinybarResultToWeibar(body);
+    return body as T | null;
   }
 
   /**
@@ -156,38 +160,65 @@ export class LedgerReads {
     return block;
   }
 
-  /** The EVM transactions of a block: contract results in its timestamp range, in order. */
-  blockResults(block: MirrorBlock): Promise<ContractResult[]> {
-    return this.cache.final(`results:${block.number}`, async () => {
-      const rows = await this.collect<ContractResult>(
-        `/api/v1/contracts/results?timestamp=gte:${block.timestamp.from}&timestamp=lte:${block.timestamp.to}&limit=100&order=asc`,
-        'results',
-      );
+  /**
+   * A block's transactions, receipts root and running gas: its contract results and its logs (a log without a
+   * contract result is an HTS token's synthetic transaction), both read over the block's timestamp range. Final.
+   */
+  blockContents(block: MirrorBlock): Promise<BlockContents> {
+    return this.cache.final(`contents:${block.number}`, async () => {
+      const range = `timestamp=gte:${block.timestamp.from}&timestamp=lte:${block.timestamp.to}&limit=100&order=asc`;
+      const [rows, logs] = await Promise.all([
+        this.collect<ContractResult>(`/api/v1/contracts/results?${range}`, 'results', undefined, (p) => this.contractResultsGet(p)),
+        this.collect<MirrorLog>(`/api/v1/contracts/results/logs?${range}`, 'logs'),
+      ]);
       const seen = new Set<string>();
-      return rows.filter((r) => {
+      const executed = rows.filter((r) => {
         if (NOT_EXECUTED.has(r.result) || seen.has(r.hash)) return false;
         seen.add(r.hash);
         return true;
       });
+      return assembleBlock(executed, logs);
     });
+  }
+
+  /** The contract results of a block, in order. */
+  async blockResults(block: MirrorBlock): Promise<ContractResult[]> {
+    return (await this.blockContents(block)).txs.flatMap((tx) => (tx.result ? [tx.result] : []));
   }
 
   /** A transaction by Ethereum hash; kept once it has a block, because then it never changes. */
   async contractResult(hash: string): Promise<ContractResult | null> {
     const key = `result:${hash}`;
-    const result = await this.cache.fresh(key, 0, () => this.mirror.get<ContractResult>(`/api/v1/contracts/results/${hash}`));
+    const result = await this.cache.fresh(key, 0, () => this.contractResultsGet<ContractResult>(`/api/v1/contracts/results/${hash}`));
     if (!result || result.block_number === null || NOT_EXECUTED.has(result.result)) return null;
     this.cache.put(key, result);
     return result;
   }
 
-  /** Gas price in tinybar per gas unit from the fee schedule. */
+  /** The logs of a transaction by hash: how a synthetic (HTS) transaction, which has no contract result, is found. */
+  async transactionLogs(hash: string): Promise<MirrorLog[]> {
+    const key = `txlogs:${hash}`;
+    const logs = await this.cache.fresh(key, 0, () =>
+      this.collect<MirrorLog>(`/api/v1/contracts/results/logs?transaction.hash=${hash}&limit=100&order=asc`, 'logs'),
+    );
+    if (logs.length > 0) this.cache.put(key, logs);
+    return logs;
+  }
+
+  /** Gas price in tinybar per gas unit from the current fee schedule. */
   gasPriceTinybar(): Promise<bigint> {
-    return this.cache.fresh('fees', FEES_TTL_MS, async () => {
-      const body = await this.mirror.get<{ fees: Array<{ gas: number; transaction_type: string }> }>('/api/v1/network/fees');
-      const fee = body?.fees?.find((f) => f.transaction_type === 'EthereumTransaction');
-      if (!fee) throw new GatewayError('MIRROR_UNAVAILABLE', 'the mirror node has no EthereumTransaction fee');
-      return BigInt(fee.gas);
+    return this.cache.fresh('fees', FEES_TTL_MS, async () => ethereumFee(await this.mirror.get<FeesBody>('/api/v1/network/fees')));
+  }
+
+  /**
+   * Gas price in tinybar per gas unit in force at a consensus timestamp (a block's end): what that block's
+   * transactions paid, final, so kept. Before the first fee schedule the mirror node has none, and the current one
+   * stands in.
+   */
+  gasPriceTinybarAt(timestamp: string): Promise<bigint> {
+    return this.cache.final(`fees:${timestamp}`, async () => {
+      const body = await this.mirror.get<FeesBody>(`/api/v1/network/fees?timestamp=lte:${timestamp}`);
+      return body ? ethereumFee(body) : this.gasPriceTinybar();
     });
   }
 

@@ -5,10 +5,10 @@ import { burstRefusal } from './decision.js';
 import { MemoryLimiter } from './memory.js';
 import { countRefusal, limiterDuration } from './metrics.js';
 import { RedisLimiter } from './redis.js';
-import type { LimitDecision, Limiter, UsageStore } from './types.js';
+import type { LimitDecision, Limiter, UsageDelta, UsageStore, UsageTags, WriteBudget } from './types.js';
 import { UsageRecorder } from './usageRecorder.js';
 
-export type { LimitDecision, Limiter, UsageStore } from './types.js';
+export type { LimitDecision, Limiter, UsageDelta, UsageStore, UsageTags, WriteBudget } from './types.js';
 
 export interface CreateLimiterOptions {
   limits: Config['limits'];
@@ -22,21 +22,20 @@ export interface CreateLimiterOptions {
 export async function createLimiter(opts: CreateLimiterOptions): Promise<Limiter> {
   const { limits, usage, logger } = opts;
   const now = opts.now ?? Date.now;
-  const recorder = new UsageRecorder(usage, limits.quotaFlushMs, logger);
-  const memory = () => new MemoryLimiter({ usage, recorder, writesPerSecond: limits.writesPerSecond, now, logger });
+  const recorder = new UsageRecorder(usage, limits.quotaFlushMs, logger, limits.usageHistoryDays * 86_400_000, now);
+  const memory = () => new MemoryLimiter({ usage, recorder, now, logger });
   const backend: Limiter = limits.redisUrl
     ? await RedisLimiter.connect({
         url: limits.redisUrl,
         usage,
         recorder,
-        writesPerSecond: limits.writesPerSecond,
         now,
         logger,
         fallback: limits.redisFailure === 'fail-open' ? memory() : undefined,
       })
     : memory();
   recorder.start();
-  return new MeteredLimiter(backend, recorder);
+  return new MeteredLimiter(backend, recorder, now);
 }
 
 /** What every backend shares: batches beyond the burst, the heavy-writes exemption, refusal counts and latency. */
@@ -46,6 +45,7 @@ class MeteredLimiter implements Limiter {
   constructor(
     private readonly inner: Limiter,
     private readonly recorder: UsageRecorder,
+    private readonly now: () => number,
   ) {
     this.duration = limiterDuration.labels({ backend: inner.backend });
   }
@@ -54,15 +54,26 @@ class MeteredLimiter implements Limiter {
     return this.inner.backend;
   }
 
-  charge(key: VerifiedKey, cost: number): Promise<LimitDecision> {
+  async charge(key: VerifiedKey, cost: number, tags?: UsageTags): Promise<LimitDecision> {
     const tooLarge = burstRefusal(cost, key.plan.requestsPerSecond, 'rate');
-    if (tooLarge) return Promise.resolve(this.counted(tooLarge));
-    return this.timed(() => this.inner.charge(key, cost));
+    const decision = tooLarge ? this.counted(tooLarge) : await this.timed(() => this.inner.charge(key, cost, tags));
+    // The backend records what it admits (and seeds month counts from those records); refusals are recorded here.
+    if (!decision.allowed) this.recorder.refused(key.id, this.now(), tags);
+    return decision;
   }
 
-  chargeWrite(key: VerifiedKey): Promise<LimitDecision> {
+  /** This instance's counts of the key not yet written to the store. */
+  unflushedUsage(keyId: string): UsageDelta[] {
+    return this.recorder.unflushedDeltas(keyId);
+  }
+
+  countUsage(key: VerifiedKey, count: number, tags?: UsageTags): Promise<boolean> {
+    return this.inner.countUsage(key, count, tags);
+  }
+
+  chargeWrite(key: VerifiedKey, budget: WriteBudget): Promise<LimitDecision> {
     if (key.heavyWrites) return Promise.resolve({ allowed: true, limit: 0, remaining: 0, resetSeconds: 0 });
-    return this.timed(() => this.inner.chargeWrite(key));
+    return this.timed(() => this.inner.chargeWrite(key, budget));
   }
 
   ping(): Promise<boolean> {

@@ -4,7 +4,7 @@ import type { VerifiedKey } from '../keys/types.js';
 import { monthOf } from './calendar.js';
 import { fromGcra, quotaRefusal } from './decision.js';
 import { gcra, intervalMs } from './gcra.js';
-import type { LimitDecision, Limiter, UsageStore } from './types.js';
+import type { LimitDecision, Limiter, UsageStore, UsageTags, WriteBudget } from './types.js';
 import type { UsageRecorder } from './usageRecorder.js';
 
 /** While the usage store cannot be read, a key's month count starts from what this instance counted, and is re-read this often. */
@@ -19,7 +19,8 @@ interface MonthCount {
 
 interface KeyState {
   tat: number;
-  writeTat: number;
+  /** Per write-budget scope. */
+  writeTats: Map<string, number>;
   quota?: MonthCount;
   seeding?: Promise<void>;
 }
@@ -27,7 +28,6 @@ interface KeyState {
 export interface MemoryLimiterOptions {
   usage: UsageStore;
   recorder: UsageRecorder;
-  writesPerSecond: number;
   now: () => number;
   logger?: Logger;
   /** Most keys held at once; the least recently used beyond it are re-seeded from the store when they return. */
@@ -44,32 +44,43 @@ export class MemoryLimiter implements Limiter {
     this.keys = new LRUCache({ max: opts.maxKeys ?? 100_000 });
   }
 
-  async charge(key: VerifiedKey, cost: number): Promise<LimitDecision> {
+  async charge(key: VerifiedKey, cost: number, tags?: UsageTags): Promise<LimitDecision> {
     const state = this.stateOf(key.id);
-    let now = this.opts.now();
-    let month = monthOf(now);
-    if (state.quota?.month !== month || (state.quota.retryAt !== undefined && now >= state.quota.retryAt)) {
-      await this.seed(key.id, month, state, now);
-      now = this.opts.now();
-      month = monthOf(now);
-    }
+    const { quota, now } = await this.monthCount(key.id, state);
     const limit = key.plan.requestsPerSecond;
-    const quota = state.quota!;
     if (quota.used + cost > key.plan.monthlyQuota) return quotaRefusal(now, limit);
     const outcome = gcra(state.tat, now, intervalMs(limit), cost);
     if (outcome.allowed) {
       state.tat = outcome.tat;
       quota.used += cost;
-      this.opts.recorder.record(key.id, quota.month, cost);
+      this.opts.recorder.admitted(key.id, now, cost, tags);
     }
     return fromGcra(outcome, limit, 'rate');
   }
 
-  async chargeWrite(key: VerifiedKey): Promise<LimitDecision> {
+  async countUsage(key: VerifiedKey, count: number, tags?: UsageTags): Promise<boolean> {
+    const { quota, now } = await this.monthCount(key.id, this.stateOf(key.id));
+    quota.used += count;
+    this.opts.recorder.admitted(key.id, now, count, tags);
+    return quota.used < key.plan.monthlyQuota;
+  }
+
+  /** The key's count for the current month, seeded from the store when the month is new to this instance. */
+  private async monthCount(keyId: string, state: KeyState): Promise<{ quota: MonthCount; now: number }> {
+    let now = this.opts.now();
+    const month = monthOf(now);
+    if (state.quota?.month !== month || (state.quota.retryAt !== undefined && now >= state.quota.retryAt)) {
+      await this.seed(keyId, month, state, now);
+      now = this.opts.now();
+    }
+    return { quota: state.quota!, now };
+  }
+
+  async chargeWrite(key: VerifiedKey, budget: WriteBudget): Promise<LimitDecision> {
     const state = this.stateOf(key.id);
-    const outcome = gcra(state.writeTat, this.opts.now(), intervalMs(this.opts.writesPerSecond), 1);
-    if (outcome.allowed) state.writeTat = outcome.tat;
-    return fromGcra(outcome, this.opts.writesPerSecond, 'writes');
+    const outcome = gcra(state.writeTats.get(budget.scope) ?? 0, this.opts.now(), intervalMs(budget.perSecond), 1);
+    if (outcome.allowed) state.writeTats.set(budget.scope, outcome.tat);
+    return fromGcra(outcome, budget.perSecond, 'writes');
   }
 
   async ping(): Promise<boolean> {
@@ -81,7 +92,7 @@ export class MemoryLimiter implements Limiter {
   private stateOf(keyId: string): KeyState {
     let state = this.keys.get(keyId);
     if (!state) {
-      state = { tat: 0, writeTat: 0 };
+      state = { tat: 0, writeTats: new Map() };
       this.keys.set(keyId, state);
     }
     return state;

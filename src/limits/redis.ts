@@ -6,7 +6,7 @@ import { monthOf, msUntilNextMonth } from './calendar.js';
 import { fromGcra, quotaRefusal } from './decision.js';
 import { burstMs, intervalMs, outcomeAt } from './gcra.js';
 import { limiterBackendErrors, limiterDegraded } from './metrics.js';
-import type { LimitDecision, Limiter, UsageStore } from './types.js';
+import type { LimitDecision, Limiter, UsageStore, UsageTags, WriteBudget } from './types.js';
 import type { UsageRecorder } from './usageRecorder.js';
 
 /**
@@ -35,6 +35,12 @@ if KEYS[2] then redis.call('INCRBY', KEYS[2], cost) end
 return {1, math.floor((nxt - now) * 1000)}
 `;
 
+/** KEYS[1]: the month count. ARGV[1]: how much to add. -1 when the count is missing (seed it first). */
+const COUNT_LUA = `
+if not redis.call('GET', KEYS[1]) then return -1 end
+return redis.call('INCRBY', KEYS[1], ARGV[1])
+`;
+
 /** A quota count outlives its month by a day, for stragglers; one seeded while the store is down lives this long. */
 const QUOTA_GRACE_S = 86_400;
 const PROVISIONAL_SEED_S = 5;
@@ -44,13 +50,13 @@ type ChargeReply = [status: number, aheadMicros: number];
 interface ChargeCommands {
   gwCharge(rateKey: string, quotaKey: string, ...argv: Array<string | number>): Promise<ChargeReply>;
   gwChargeRate(rateKey: string, ...argv: Array<string | number>): Promise<ChargeReply>;
+  gwCount(quotaKey: string, count: number): Promise<number>;
 }
 
 export interface RedisLimiterOptions {
   url: string;
   usage: UsageStore;
   recorder: UsageRecorder;
-  writesPerSecond: number;
   now: () => number;
   /** Answers while Redis is unreachable (fail-open); absent means fail-closed with 503. */
   fallback?: Limiter;
@@ -79,6 +85,7 @@ export class RedisLimiter implements Limiter {
     }) as Redis & ChargeCommands;
     this.client.defineCommand('gwCharge', { lua: CHARGE_LUA, numberOfKeys: 2 });
     this.client.defineCommand('gwChargeRate', { lua: CHARGE_LUA, numberOfKeys: 1 });
+    this.client.defineCommand('gwCount', { lua: COUNT_LUA, numberOfKeys: 1 });
     this.client.on('error', (err) => this.markDown(err));
     this.client.on('ready', () => this.markUp());
   }
@@ -93,7 +100,7 @@ export class RedisLimiter implements Limiter {
     return limiter;
   }
 
-  async charge(key: VerifiedKey, cost: number): Promise<LimitDecision> {
+  async charge(key: VerifiedKey, cost: number, tags?: UsageTags): Promise<LimitDecision> {
     const now = this.opts.now();
     const month = monthOf(now);
     const limit = key.plan.requestsPerSecond;
@@ -109,22 +116,46 @@ export class RedisLimiter implements Limiter {
         reply = await run();
       }
     } catch (err) {
-      return this.failed(err, () => this.opts.fallback!.charge(key, cost));
+      return this.failed(err, () => this.opts.fallback!.charge(key, cost, tags));
     }
     this.markUp();
     if (reply[0] === 2) return quotaRefusal(now, limit);
-    if (reply[0] === 1) this.opts.recorder.record(key.id, month, cost);
+    if (reply[0] === 1) this.opts.recorder.admitted(key.id, now, cost, tags);
     return fromGcra(outcomeAt(reply[0] === 1, reply[1] / 1_000, interval, cost), limit, 'rate');
   }
 
-  async chargeWrite(key: VerifiedKey): Promise<LimitDecision> {
-    const rate = this.opts.writesPerSecond;
+  async countUsage(key: VerifiedKey, count: number, tags?: UsageTags): Promise<boolean> {
+    const now = this.opts.now();
+    const month = monthOf(now);
+    const quotaKey = `gw:{${key.id}}:q:${month}`;
+    let used: number;
+    try {
+      used = await this.client.gwCount(quotaKey, count);
+      if (used === -1) {
+        await this.seed(key.id, month, quotaKey, now);
+        used = await this.client.gwCount(quotaKey, count);
+      }
+    } catch (err) {
+      limiterBackendErrors.inc({ backend: 'redis' });
+      this.markDown(err);
+      if (this.opts.fallback) return this.opts.fallback.countUsage(key, count, tags);
+      // Fail-closed refuses new requests; what was already delivered is still persisted to the usage store.
+      this.opts.recorder.admitted(key.id, now, count, tags);
+      return true;
+    }
+    this.markUp();
+    this.opts.recorder.admitted(key.id, now, count, tags);
+    return used < key.plan.monthlyQuota;
+  }
+
+  async chargeWrite(key: VerifiedKey, budget: WriteBudget): Promise<LimitDecision> {
+    const rate = budget.perSecond;
     const interval = intervalMs(rate);
     let reply: ChargeReply;
     try {
-      reply = await this.client.gwChargeRate(`gw:{${key.id}}:w`, this.opts.now(), interval, 1, burstMs(interval));
+      reply = await this.client.gwChargeRate(`gw:{${key.id}}:w:${budget.scope}`, this.opts.now(), interval, 1, burstMs(interval));
     } catch (err) {
-      return this.failed(err, () => this.opts.fallback!.chargeWrite(key));
+      return this.failed(err, () => this.opts.fallback!.chargeWrite(key, budget));
     }
     this.markUp();
     return fromGcra(outcomeAt(reply[0] === 1, reply[1] / 1_000, interval, 1), rate, 'writes');

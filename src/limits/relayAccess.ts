@@ -3,10 +3,10 @@ import { GatewayError } from '../errors.js';
 import type { VerifiedKey } from '../keys/types.js';
 import { countRefusal } from './metrics.js';
 
-const title = (plan: string) => plan.charAt(0).toUpperCase() + plan.slice(1);
+export const title = (plan: string) => plan.charAt(0).toUpperCase() + plan.slice(1);
 
 /** Names a list the way a person would: "A, B and C". */
-function humanList(items: string[]): string {
+export function humanList(items: string[]): string {
   return items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
 }
 

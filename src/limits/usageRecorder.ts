@@ -1,23 +1,35 @@
 import type { Logger } from 'pino';
-import type { UsageStore } from './types.js';
+import { monthOf } from './calendar.js';
+import type { UsageDelta, UsageStore, UsageTags } from './types.js';
 
-type Delta = { keyId: string; month: string; count: number };
+const HOUR_MS = 3_600_000;
+const NO_TAGS: UsageTags = { api: '', network: '' };
+
+export function hourOf(ms: number): number {
+  return ms - (ms % HOUR_MS);
+}
 
 /**
- * Counts admitted requests per key and month and writes them to the usage store as deltas every `flushMs`, so a
- * crash loses at most one interval and a graceful close loses nothing. A failed write keeps its deltas for the next
- * attempt. Deltas (not totals) let any number of instances add to the same row.
+ * Counts requests per key, hour, API, network and outcome, and writes them to the usage store as deltas every
+ * `flushMs`, so a crash loses at most one interval and a graceful close loses nothing. A failed write keeps its
+ * deltas for the next attempt. Deltas (not totals) let any number of instances add to the same rows. The month count
+ * the quota starts from is the sum of the admitted deltas, kept beside them for `unflushed`.
  */
 export class UsageRecorder {
-  private pending = new Map<string, Delta>();
+  private pending = new Map<string, UsageDelta>();
+  private pendingMonths = new Map<string, number>();
   private timer?: NodeJS.Timeout;
   private flushing: Promise<void> = Promise.resolve();
   private failing = false;
+  private prunedAt = 0;
 
   constructor(
     private readonly store: UsageStore,
     private readonly flushMs: number,
     private readonly logger?: Logger,
+    /** Hourly rows older than this are deleted, about once an hour by each instance. */
+    private readonly historyMs = 40 * 86_400_000,
+    private readonly now: () => number = Date.now,
   ) {}
 
   start(): void {
@@ -25,16 +37,24 @@ export class UsageRecorder {
     this.timer.unref();
   }
 
-  record(keyId: string, month: string, count: number): void {
-    const id = `${keyId}\n${month}`;
-    const delta = this.pending.get(id);
-    if (delta) delta.count += count;
-    else this.pending.set(id, { keyId, month, count });
+  /** `count` requests admitted at `at` (ms): they count against the month's quota. */
+  admitted(keyId: string, at: number, count: number, tags: UsageTags = NO_TAGS): void {
+    this.add({ keyId, hour: hourOf(at), ...tags, outcome: 'ok', count });
   }
 
-  /** Counted here but not yet in the store. */
+  /** A request refused at `at` by the budget or the quota. */
+  refused(keyId: string, at: number, tags: UsageTags = NO_TAGS): void {
+    this.add({ keyId, hour: hourOf(at), ...tags, outcome: 'limited', count: 1 });
+  }
+
+  /** Admitted here in that month but not yet in the store. */
   unflushed(keyId: string, month: string): number {
-    return this.pending.get(`${keyId}\n${month}`)?.count ?? 0;
+    return this.pendingMonths.get(`${keyId}\n${month}`) ?? 0;
+  }
+
+  /** This instance's deltas of one key not yet in the store, for reports that must include the last second. */
+  unflushedDeltas(keyId: string): UsageDelta[] {
+    return [...this.pending.values()].filter((d) => d.keyId === keyId).map((d) => ({ ...d }));
   }
 
   /** One write at a time; a flush asked for during another runs after it. */
@@ -49,18 +69,42 @@ export class UsageRecorder {
     if (this.pending.size > 0) this.logger?.error({ keys: this.pending.size }, 'usage counts could not be persisted at shutdown');
   }
 
+  private add(delta: UsageDelta): void {
+    const id = `${delta.keyId}\n${delta.hour}\n${delta.api}\n${delta.network}\n${delta.outcome}`;
+    const prior = this.pending.get(id);
+    if (prior) prior.count += delta.count;
+    else this.pending.set(id, delta);
+    if (delta.outcome === 'ok') {
+      const month = `${delta.keyId}\n${monthOf(delta.hour)}`;
+      this.pendingMonths.set(month, (this.pendingMonths.get(month) ?? 0) + delta.count);
+    }
+  }
+
   private async writePending(): Promise<void> {
     if (this.pending.size === 0) return;
     const batch = this.pending;
     this.pending = new Map();
+    this.pendingMonths = new Map();
     try {
       await this.store.addUsage([...batch.values()]);
       if (this.failing) this.logger?.info('usage store writes recovered');
       this.failing = false;
+      await this.prune();
     } catch (err) {
-      for (const d of batch.values()) this.record(d.keyId, d.month, d.count);
+      for (const d of batch.values()) this.add(d);
       if (!this.failing) this.logger?.error({ err }, 'usage store write failed; counts are kept and retried');
       this.failing = true;
+    }
+  }
+
+  private async prune(): Promise<void> {
+    const now = this.now();
+    if (!this.store.pruneHourly || now - this.prunedAt < HOUR_MS) return;
+    this.prunedAt = now;
+    try {
+      await this.store.pruneHourly(hourOf(now) - this.historyMs);
+    } catch (err) {
+      this.logger?.warn({ err }, 'old hourly usage could not be deleted; tried again in an hour');
     }
   }
 }

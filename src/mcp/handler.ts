@@ -29,17 +29,28 @@ export function createMcpHandler(opts: McpHandlerOptions): ApiHandler {
   const guard = createHostGuard(opts.allowedHosts, opts.allowedOrigins);
   const client = new SelfClient(opts.selfUrl);
   const servers = createMcpServerFactory(opts.router);
+  const messages = new WeakMap<ApiContext, unknown>();
   return {
-    async handle(ctx) {
+    // The key is optional (get_api_key_link needs none); with one, each message of a batch is a request.
+    admission: {
+      key: 'optional',
+      bodyLimit: opts.bodyLimitBytes,
+      costOfBody(body, ctx) {
+        const message = parseMessage(body);
+        messages.set(ctx, message);
+        return Array.isArray(message) ? Math.max(1, message.length) : 1;
+      },
+    },
+    screen(ctx) {
       guard(ctx.req.headers);
       if (ctx.req.method !== 'POST') {
         throw new GatewayError('METHOD_NOT_ALLOWED', 'this MCP endpoint is stateless: POST JSON-RPC messages (no GET stream, no session)', undefined, { allow: 'POST' });
       }
-      const caller = await ctx.identify();
-      const message = parseMessage(await readLimited(ctx, opts.bodyLimitBytes));
-      if (caller) await ctx.admit(Array.isArray(message) ? Math.max(1, message.length) : 1);
+    },
+    async handle(ctx) {
+      const message = messages.get(ctx);
       ctx.annotate({ mcp: describe(message) });
-      const server = servers.forRequest({ router: opts.router, appUrl: opts.appUrl, client, requestId: ctx.requestId, caller });
+      const server = servers.forRequest({ router: opts.router, appUrl: opts.appUrl, client, requestId: ctx.requestId, caller: ctx.caller });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       ctx.res.once('close', () => void server.close());
       await server.connect(transport);
@@ -51,18 +62,6 @@ export function createMcpHandler(opts: McpHandlerOptions): ApiHandler {
       ctx.res.end(body);
     },
   };
-}
-
-/** The gateway-wide limit bounds the read; the MCP limit may be lower. */
-async function readLimited(ctx: ApiContext, limit: number): Promise<Buffer> {
-  const tooLarge = () => new GatewayError('BODY_TOO_LARGE', `at most ${limit} bytes`, undefined, { connection: 'close' });
-  if (Number(ctx.req.headers['content-length']) > limit) {
-    ctx.req.resume();
-    throw tooLarge();
-  }
-  const body = await ctx.readBody();
-  if (body.length > limit) throw tooLarge();
-  return body;
 }
 
 function parseMessage(body: Buffer): unknown {

@@ -49,8 +49,7 @@ export class SelfClient {
     return answer ?? {};
   }
 
-  /** The URL a path resolves to on this gateway; lets callers check a user-supplied path stays where it should. */
-  resolve(path: string): URL {
+  private resolve(path: string): URL {
     return new URL(path, this.selfUrl());
   }
 

@@ -2,13 +2,19 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { toJsonSchemaCompat } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
 import { ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import type { Router } from '../edge/route.js';
+import { isGatewayError } from '../errors.js';
+import { ToolFailure } from './selfClient.js';
 import { chainTools } from './tools/chains.js';
 import type { ToolDefinition } from './tools/define.js';
 import type { ToolDeps } from './tools/deps.js';
 import { keyTools } from './tools/keys.js';
 import { ledgerTools } from './tools/ledger.js';
 import { rpcTools } from './tools/rpc.js';
+
+const ANY_ARGUMENTS = z.looseObject({});
 
 const INSTRUCTIONS =
   'Blockchain data and JSON-RPC through a multi-chain API gateway: EVM chains (Ethereum, Base, ...) and the Hedera ledger. ' +
@@ -38,9 +44,27 @@ export function createMcpServerFactory(router: Router): { forRequest(deps: ToolD
   return {
     forRequest(deps) {
       const server = new McpServer({ name: 'multichain-gateway', version: '0.1.0' }, { instructions: INSTRUCTIONS, jsonSchemaValidator });
-      for (const tool of tools) server.registerTool(tool.name, tool.config, (args: unknown) => tool.run(deps, args));
+      // Each tool checks its own arguments (to word what is wrong as sentences), so the SDK is given a schema that
+      // takes any object; agents still see the real input schemas, from the listing above.
+      for (const tool of tools) {
+        server.registerTool(tool.name, { ...tool.config, inputSchema: ANY_ARGUMENTS }, (args: unknown) => tool.run(deps, args).catch(toolError));
+      }
       server.server.setRequestHandler(ListToolsRequestSchema, () => listing);
       return server;
     },
   };
+}
+
+/** A tool's failure as the agent reads it: one or more sentences; anything unexpected says only that it happened. */
+function toolError(err: unknown): CallToolResult {
+  const text = err instanceof ToolFailure || isGatewayError(err) ? asSentence(err.message) : 'The tool failed unexpectedly; try again.';
+  return { isError: true, content: [{ type: 'text', text }] };
+}
+
+/** Capitalised (unless it starts with an identifier such as eth_call) and ended with a full stop. */
+export function asSentence(text: string): string {
+  const trimmed = text.trim();
+  const first = /^[a-z]+\b/.exec(trimmed)?.[0];
+  const capitalised = first && !/^[a-z]+[_0-9]/.test(trimmed) ? trimmed.charAt(0).toUpperCase() + trimmed.slice(1) : trimmed;
+  return /[.!?]$/.test(capitalised) ? capitalised : `${capitalised}.`;
 }

@@ -1,4 +1,5 @@
-import { callRequest, contractCall, estimateToQuantity } from '../ledger/call.js';
+import { contractCall, estimateToQuantity } from '../ledger/call.js';
+import { callRequest } from './callRequest.js';
 import { blockNumberOrTagOrHash, positional } from './params.js';
 import type { MethodEnv } from './types.js';
 

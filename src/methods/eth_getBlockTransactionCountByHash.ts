@@ -6,5 +6,5 @@ import type { MethodEnv } from './types.js';
 export async function eth_getBlockTransactionCountByHash(params: unknown[], env: MethodEnv): Promise<string | null> {
   const [hash] = positional(params, 1, 1);
   const block = await env.reads.blockByHash(hash32(hash, 'block hash'));
-  return block ? toQuantity((await env.reads.blockResults(block)).length) : null;
+  return block ? toQuantity((await env.reads.blockContents(block)).txs.length) : null;
 }

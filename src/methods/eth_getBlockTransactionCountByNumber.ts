@@ -6,5 +6,5 @@ import type { MethodEnv } from './types.js';
 export async function eth_getBlockTransactionCountByNumber(params: unknown[], env: MethodEnv): Promise<string | null> {
   const [ref] = positional(params, 1, 1);
   const block = await env.reads.resolveBlock(blockNumberOrTag(ref));
-  return block ? toQuantity((await env.reads.blockResults(block)).length) : null;
+  return block ? toQuantity((await env.reads.blockContents(block)).txs.length) : null;
 }

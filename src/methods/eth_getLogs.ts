@@ -1,16 +1,25 @@
 import { GatewayError } from '../errors.js';
 import { blockContext, formatLog, type BlockContext } from '../ledger/format.js';
-import type { MirrorBlock, MirrorLog } from '../ledger/reads.js';
+import { PageBudget, type MirrorBlock, type MirrorLog } from '../ledger/reads.js';
 import { address, blockNumberOrTag, hash32, object, positional } from './params.js';
 import type { MethodEnv } from './types.js';
 
 /** Widest block range one call may ask for, as the official relay bounds it. */
 export const MAX_LOG_BLOCK_RANGE = 1_000;
+/** Each address is its own mirror-node listing: the addresses of one call are bounded (-32602 past it). */
+export const MAX_LOG_ADDRESSES = 20;
+/** Alternatives (OR) in one topic position; each becomes a query parameter (-32602 past it). */
+export const MAX_TOPIC_ALTERNATIVES = 10;
+/** Mirror-node pages one call may fetch over all its addresses (-32005 past it). */
+export const MAX_LOG_PAGES = 50;
+/** Addresses fetched at once, so one call never opens many mirror requests together. */
+export const LOG_FETCH_CONCURRENCY = 4;
 
 function addresses(value: unknown): string[] {
   if (value === undefined || value === null) return [];
-  if (Array.isArray(value)) return value.map((a, i) => address(a, `filter.address[${i}]`));
-  return [address(value, 'filter.address')];
+  if (!Array.isArray(value)) return [address(value, 'filter.address')];
+  if (value.length > MAX_LOG_ADDRESSES) throw new GatewayError('INVALID_PARAMS', `filter.address takes at most ${MAX_LOG_ADDRESSES} addresses`);
+  return [...new Set(value.map((a, i) => address(a, `filter.address[${i}]`)))];
 }
 
 /** `topicN=` query params; an inner array means any of those topics (repeated param). */
@@ -21,6 +30,9 @@ function topicQuery(value: unknown): string {
     .map((t, i) => {
       if (t === null) return '';
       const options = Array.isArray(t) ? t : [t];
+      if (options.length > MAX_TOPIC_ALTERNATIVES) {
+        throw new GatewayError('INVALID_PARAMS', `filter.topics[${i}] takes at most ${MAX_TOPIC_ALTERNATIVES} alternatives`);
+      }
       return options.map((o, j) => `&topic${i}=${hash32(o, `filter.topics[${i}]${Array.isArray(t) ? `[${j}]` : ''}`)}`).join('');
     })
     .join('');
@@ -70,7 +82,8 @@ export async function eth_getLogs(params: unknown[], env: MethodEnv) {
   const query = `timestamp=gte:${first.timestamp.from}&timestamp=lte:${last.timestamp.to}${topics}&limit=100&order=asc`;
   return env.reads.cache.final(`logs:${first.number}:${last.number}:${addrs.join(',')}:${topics}`, async () => {
     const paths = addrs.length > 0 ? addrs.map((a) => `/api/v1/contracts/${a}/results/logs?${query}`) : [`/api/v1/contracts/results/logs?${query}`];
-    const logs = (await Promise.all(paths.map((p) => env.reads.collect<MirrorLog>(p, 'logs')))).flat();
+    const budget = new PageBudget(MAX_LOG_PAGES, () => new GatewayError('LOGS_LIMITED', `at most ${MAX_LOG_PAGES} pages of 100 logs`));
+    const logs = (await inBatches(paths, LOG_FETCH_CONCURRENCY, (p) => env.reads.collect<MirrorLog>(p, 'logs', budget))).flat();
     if (addrs.length > 1) logs.sort((a, b) => (a.timestamp ?? '').localeCompare(b.timestamp ?? '') || a.index - b.index);
     const blocks = new Map<number, BlockContext>();
     for (const n of new Set(logs.map((l) => l.block_number ?? first.number))) {
@@ -82,4 +95,18 @@ export async function eth_getLogs(params: unknown[], env: MethodEnv) {
       formatLog(l, { hash: l.transaction_hash ?? '', index: l.transaction_index }, blocks.get(l.block_number ?? first.number)!),
     );
   });
+}
+
+/** `run` over `items` with at most `limit` in flight, results in order. */
+async function inBatches<T, R>(items: T[], limit: number, run: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await run(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
 }

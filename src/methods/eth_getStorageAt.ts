@@ -1,5 +1,5 @@
 import { fixedBytes } from '../ledger/convert.js';
-import { address, blockNumberOrTagOrHash, positional, quantity } from './params.js';
+import { address, blockNumberOrTagOrHash, bytesMax32, positional } from './params.js';
 import { stateTimestamp } from './shared.js';
 import type { MethodEnv } from './types.js';
 
@@ -7,7 +7,7 @@ import type { MethodEnv } from './types.js';
 export async function eth_getStorageAt(params: unknown[], env: MethodEnv): Promise<string> {
   const [addr, slotParam, ref] = positional(params, 2, 3);
   const who = address(addr, 'address');
-  const slot = fixedBytes(quantity(slotParam, 'storage slot').toString(16), 32);
+  const slot = fixedBytes(bytesMax32(slotParam, 'storage slot').toString(16), 32);
   const at = await stateTimestamp(env, blockNumberOrTagOrHash(ref));
   const body = await env.reads.mirror.get<{ state: Array<{ value: string }> }>(
     `/api/v1/contracts/${who}/state?slot=${slot}${at === undefined ? '' : `&timestamp=lte:${at}`}`,

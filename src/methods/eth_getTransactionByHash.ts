@@ -1,13 +1,15 @@
-import { formatTransaction } from '../ledger/format.js';
+import { formatBlockTransaction } from '../ledger/format.js';
 import { hash32, positional } from './params.js';
-import { blockOfResult, gasPriceWeibar } from './shared.js';
+import { locateTransaction, partiesOfTx } from './shared.js';
 import type { MethodEnv } from './types.js';
 
-/** Mirror: GET /api/v1/contracts/results/{hash} and the block by number (both cached once found). */
+/**
+ * Mirror: GET /api/v1/contracts/results/{hash} and its block (both cached once found); a hash without a contract
+ * result, GET /api/v1/contracts/results/logs?transaction.hash={hash} (a synthetic HTS transaction).
+ */
 export async function eth_getTransactionByHash(params: unknown[], env: MethodEnv) {
   const [hash] = positional(params, 1, 1);
-  const result = await env.reads.contractResult(hash32(hash, 'transaction hash'));
-  if (!result) return null;
-  const [block, price] = await Promise.all([blockOfResult(env, result), gasPriceWeibar(env)]);
-  return formatTransaction(result, block, price);
+  const found = await locateTransaction(env, hash32(hash, 'transaction hash'));
+  if (!found) return null;
+  return formatBlockTransaction(found.tx, await partiesOfTx(env, found.tx), found.block, { gasPriceWeibar: found.price, chainId: env.chainId }, 'by-hash');
 }

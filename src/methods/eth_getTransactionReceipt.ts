@@ -1,13 +1,15 @@
 import { formatReceipt } from '../ledger/format.js';
 import { hash32, positional } from './params.js';
-import { blockOfResult, gasPriceWeibar } from './shared.js';
+import { locateTransaction, partiesOfTx } from './shared.js';
 import type { MethodEnv } from './types.js';
 
-/** Mirror: GET /api/v1/contracts/results/{hash} (with its logs) and the block by number (both cached once found). */
+/**
+ * Mirror: as eth_getTransactionByHash, plus the block's contract results and logs (cached) for the running
+ * cumulativeGasUsed and the logs.
+ */
 export async function eth_getTransactionReceipt(params: unknown[], env: MethodEnv) {
   const [hash] = positional(params, 1, 1);
-  const result = await env.reads.contractResult(hash32(hash, 'transaction hash'));
-  if (!result) return null;
-  const [block, price] = await Promise.all([blockOfResult(env, result), gasPriceWeibar(env)]);
-  return formatReceipt(result, block, price);
+  const found = await locateTransaction(env, hash32(hash, 'transaction hash'));
+  if (!found) return null;
+  return formatReceipt(found.tx, await partiesOfTx(env, found.tx), found.block, found.price);
 }

@@ -2,6 +2,9 @@
 import { GatewayError, isGatewayError } from '../errors.js';
 import type { RpcCall, RpcOutcome } from '../rpc/jsonrpc.js';
 import { toErrorObject } from '../rpc/jsonrpc.js';
+import { debug_traceBlockByHash } from './debug_traceBlockByHash.js';
+import { debug_traceBlockByNumber } from './debug_traceBlockByNumber.js';
+import { debug_traceTransaction } from './debug_traceTransaction.js';
 import { eth_accounts } from './eth_accounts.js';
 import { eth_blockNumber } from './eth_blockNumber.js';
 import { eth_call } from './eth_call.js';
@@ -12,9 +15,12 @@ import { eth_gasPrice } from './eth_gasPrice.js';
 import { eth_getBalance } from './eth_getBalance.js';
 import { eth_getBlockByHash } from './eth_getBlockByHash.js';
 import { eth_getBlockByNumber } from './eth_getBlockByNumber.js';
+import { eth_getBlockReceipts } from './eth_getBlockReceipts.js';
 import { eth_getBlockTransactionCountByHash } from './eth_getBlockTransactionCountByHash.js';
 import { eth_getBlockTransactionCountByNumber } from './eth_getBlockTransactionCountByNumber.js';
 import { eth_getCode } from './eth_getCode.js';
+import { eth_getFilterChanges } from './eth_getFilterChanges.js';
+import { eth_getFilterLogs } from './eth_getFilterLogs.js';
 import { eth_getLogs } from './eth_getLogs.js';
 import { eth_getStorageAt } from './eth_getStorageAt.js';
 import { eth_getTransactionByBlockHashAndIndex } from './eth_getTransactionByBlockHashAndIndex.js';
@@ -22,16 +28,28 @@ import { eth_getTransactionByBlockNumberAndIndex } from './eth_getTransactionByB
 import { eth_getTransactionByHash } from './eth_getTransactionByHash.js';
 import { eth_getTransactionCount } from './eth_getTransactionCount.js';
 import { eth_getTransactionReceipt } from './eth_getTransactionReceipt.js';
+import { eth_getUncleByBlockHashAndIndex } from './eth_getUncleByBlockHashAndIndex.js';
+import { eth_getUncleByBlockNumberAndIndex } from './eth_getUncleByBlockNumberAndIndex.js';
+import { eth_getUncleCountByBlockHash } from './eth_getUncleCountByBlockHash.js';
+import { eth_getUncleCountByBlockNumber } from './eth_getUncleCountByBlockNumber.js';
+import { eth_hashrate } from './eth_hashrate.js';
 import { eth_maxPriorityFeePerGas } from './eth_maxPriorityFeePerGas.js';
 import { eth_mining } from './eth_mining.js';
+import { eth_newBlockFilter } from './eth_newBlockFilter.js';
+import { eth_newFilter } from './eth_newFilter.js';
+import { eth_newPendingTransactionFilter } from './eth_newPendingTransactionFilter.js';
 import { eth_sendRawTransaction } from './eth_sendRawTransaction.js';
 import { eth_syncing } from './eth_syncing.js';
+import { eth_uninstallFilter } from './eth_uninstallFilter.js';
 import { net_listening } from './net_listening.js';
 import { net_version } from './net_version.js';
 import { web3_clientVersion } from './web3_clientVersion.js';
 import type { Method, MethodEnv } from './types.js';
 
 export const METHODS: Readonly<Record<string, Method>> = Object.freeze({
+  debug_traceBlockByHash,
+  debug_traceBlockByNumber,
+  debug_traceTransaction,
   eth_accounts,
   eth_blockNumber,
   eth_call,
@@ -42,9 +60,12 @@ export const METHODS: Readonly<Record<string, Method>> = Object.freeze({
   eth_getBalance,
   eth_getBlockByHash,
   eth_getBlockByNumber,
+  eth_getBlockReceipts,
   eth_getBlockTransactionCountByHash,
   eth_getBlockTransactionCountByNumber,
   eth_getCode,
+  eth_getFilterChanges,
+  eth_getFilterLogs,
   eth_getLogs,
   eth_getStorageAt,
   eth_getTransactionByBlockHashAndIndex,
@@ -52,10 +73,19 @@ export const METHODS: Readonly<Record<string, Method>> = Object.freeze({
   eth_getTransactionByHash,
   eth_getTransactionCount,
   eth_getTransactionReceipt,
+  eth_getUncleByBlockHashAndIndex,
+  eth_getUncleByBlockNumberAndIndex,
+  eth_getUncleCountByBlockHash,
+  eth_getUncleCountByBlockNumber,
+  eth_hashrate,
   eth_maxPriorityFeePerGas,
   eth_mining,
+  eth_newBlockFilter,
+  eth_newFilter,
+  eth_newPendingTransactionFilter,
   eth_sendRawTransaction,
   eth_syncing,
+  eth_uninstallFilter,
   net_listening,
   net_version,
   web3_clientVersion,

@@ -1,10 +1,10 @@
 /** Validation of positional JSON-RPC params; every failure is INVALID_PARAMS with a message naming the param. */
 import { GatewayError } from '../errors.js';
+import type { BlockRef, BlockTag } from '../ledger/reads.js';
 
-export const BLOCK_TAGS = ['latest', 'earliest', 'pending', 'safe', 'finalized'] as const;
-export type BlockTag = (typeof BLOCK_TAGS)[number];
+export type { BlockRef, BlockTag };
+export const BLOCK_TAGS = ['latest', 'earliest', 'pending', 'safe', 'finalized'] as const satisfies readonly BlockTag[];
 export type NumberOrTag = { tag: BlockTag } | { number: number };
-export type BlockRef = NumberOrTag | { hash: string };
 
 function invalid(detail: string): GatewayError {
   return new GatewayError('INVALID_PARAMS', detail);
@@ -23,11 +23,22 @@ export function positional(params: unknown, min: number, max: number): unknown[]
   return params.slice(0, end);
 }
 
+/** A quantity as the Ethereum JSON-RPC spec writes one: `0x`, then no leading zero (`0x0`, `0x1a`, not `0x01a`). */
+const QUANTITY = /^0x(0|[1-9a-fA-F][0-9a-fA-F]{0,63})$/;
+
 export function quantity(value: unknown, name: string): bigint {
-  if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{1,64}$/.test(value)) {
-    throw invalid(`${name} must be a hex quantity such as "0x1a", got ${JSON.stringify(value)}`);
+  if (typeof value !== 'string' || !QUANTITY.test(value)) {
+    throw invalid(`${name} must be a hex quantity without leading zeros such as "0x1a", got ${JSON.stringify(value)}`);
   }
   return BigInt(value);
+}
+
+/** Up to 32 bytes of hex (a storage slot), leading zeros allowed; empty is zero. */
+export function bytesMax32(value: unknown, name: string): bigint {
+  if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{0,64}$/.test(value)) {
+    throw invalid(`${name} must be at most 32 bytes of hex, got ${JSON.stringify(value)}`);
+  }
+  return value === '0x' ? 0n : BigInt(value);
 }
 
 /** A hex quantity or a plain non-negative integer (some clients send counts as numbers). */
@@ -68,11 +79,11 @@ export function bool(value: unknown, name: string): boolean {
 export function blockNumberOrTag(value: unknown, name = 'block'): NumberOrTag {
   if (value === undefined || value === null) return { tag: 'latest' };
   if (typeof value === 'string' && (BLOCK_TAGS as readonly string[]).includes(value)) return { tag: value as BlockTag };
-  if (typeof value === 'string' && /^0x[0-9a-fA-F]{1,16}$/.test(value)) {
+  if (typeof value === 'string' && /^0x(0|[1-9a-fA-F][0-9a-fA-F]{0,15})$/.test(value)) {
     const n = BigInt(value);
     if (n <= BigInt(Number.MAX_SAFE_INTEGER)) return { number: Number(n) };
   }
-  throw invalid(`${name} must be a hex block number or one of ${BLOCK_TAGS.join(', ')}, got ${JSON.stringify(value)}`);
+  throw invalid(`${name} must be a hex block number without leading zeros or one of ${BLOCK_TAGS.join(', ')}, got ${JSON.stringify(value)}`);
 }
 
 /** A block number, tag or hash, including the EIP-1898 object form `{blockNumber}` / `{blockHash}`. */

@@ -1,32 +1,65 @@
-/** Lookups several methods share: a block as Ethereum shows it, a block's transaction by index, the gas price. */
+/** Lookups several methods share: a block as Ethereum shows it, a block's transaction by index or hash, the gas price. */
+import { partiesOf, type Parties } from '../ledger/addresses.js';
+import { standaloneTx, type BlockTx } from '../ledger/blocks.js';
 import { tinybarToWeibar, timestampSeconds, toHash32 } from '../ledger/convert.js';
-import { blockContext, formatBlock, formatTransaction, type BlockContext } from '../ledger/format.js';
-import type { ContractResult, MirrorBlock } from '../ledger/reads.js';
-import type { BlockRef } from './params.js';
+import { blockContext, formatBlock, formatBlockTransaction, type BlockContext } from '../ledger/format.js';
+import type { BlockRef, ContractResult, MirrorBlock } from '../ledger/reads.js';
 import type { MethodEnv } from './types.js';
 
 export async function gasPriceWeibar(env: MethodEnv): Promise<bigint> {
   return tinybarToWeibar(await env.reads.gasPriceTinybar());
 }
 
+/** The gas price a block's transactions paid: the fee schedule in force at the block's end (`consensusTo`). */
+export async function blockGasPriceWeibar(env: MethodEnv, consensusTo: string): Promise<bigint> {
+  return tinybarToWeibar(await env.reads.gasPriceTinybarAt(consensusTo));
+}
+
+/** A contract result's sender and recipient; a synthetic transaction has none to look up. */
+export function partiesOfTx(env: MethodEnv, tx: BlockTx): Promise<Parties | null> {
+  return tx.result ? partiesOf(env.reads, tx.result) : Promise.resolve(null);
+}
+
 export async function blockObject(env: MethodEnv, block: MirrorBlock | null, full: boolean) {
   if (!block) return null;
-  const [results, price] = await Promise.all([env.reads.blockResults(block), gasPriceWeibar(env)]);
-  return formatBlock(block, results, full, { gasPriceWeibar: price, gasLimit: env.ledger.maxGas });
+  const [contents, price] = await Promise.all([env.reads.blockContents(block), blockGasPriceWeibar(env, block.timestamp.to)]);
+  const parties = full ? await Promise.all(contents.txs.map((tx) => partiesOfTx(env, tx))) : [];
+  return formatBlock(block, contents, parties, full, { gasPriceWeibar: price, gasLimit: env.ledger.maxGas, chainId: env.chainId });
 }
 
 export async function transactionAt(env: MethodEnv, block: MirrorBlock | null, index: number) {
   if (!block) return null;
-  const results = await env.reads.blockResults(block);
-  const found = results.find((r) => r.transaction_index === index);
-  return found ? formatTransaction(found, blockContext(block), await gasPriceWeibar(env)) : null;
+  const tx = (await env.reads.blockContents(block)).txs.find((t) => t.index === index);
+  if (!tx) return null;
+  const [parties, price] = await Promise.all([partiesOfTx(env, tx), blockGasPriceWeibar(env, block.timestamp.to)]);
+  return formatBlockTransaction(tx, parties, blockContext(block), { gasPriceWeibar: price, chainId: env.chainId }, 'by-index');
 }
 
-/** The block a transaction is in, from the (cached) block so timestamps agree with eth_getBlock*. */
-export async function blockOfResult(env: MethodEnv, r: ContractResult): Promise<BlockContext> {
-  const block = r.block_number === null ? null : await env.reads.blockByNumber(r.block_number);
+/** The block a contract result is in, from the (cached) block so timestamps agree with eth_getBlock*. */
+function resultBlockContext(r: ContractResult, block: MirrorBlock | null): BlockContext {
   if (block) return blockContext(block);
   return { number: r.block_number ?? 0, hash: toHash32(r.block_hash ?? ''), timestamp: timestampSeconds(r.timestamp) };
+}
+
+/**
+ * A transaction by hash, as a transaction of its block: a contract result, or else the synthetic transaction whose
+ * logs carry that hash, with the gas price its block paid. Null when the mirror node has neither.
+ */
+export async function locateTransaction(env: MethodEnv, hash: string): Promise<{ tx: BlockTx; block: BlockContext; price: bigint } | null> {
+  const result = await env.reads.contractResult(hash);
+  if (result) {
+    const block = result.block_number === null ? null : await env.reads.blockByNumber(result.block_number);
+    const [contents, price] = await Promise.all([block && env.reads.blockContents(block), blockGasPriceWeibar(env, block?.timestamp.to ?? result.timestamp)]);
+    const listed = contents?.txs.find((t) => t.hash === toHash32(result.hash));
+    return { tx: listed ?? standaloneTx(result), block: resultBlockContext(result, block), price };
+  }
+  const logs = await env.reads.transactionLogs(hash);
+  const number = logs[0]?.block_number;
+  const block = number === undefined ? null : await env.reads.blockByNumber(number);
+  if (!block) return null;
+  const [contents, price] = await Promise.all([env.reads.blockContents(block), blockGasPriceWeibar(env, block.timestamp.to)]);
+  const tx = contents.txs.find((t) => t.hash === toHash32(hash));
+  return tx ? { tx, block: blockContext(block), price } : null;
 }
 
 /**

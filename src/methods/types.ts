@@ -1,6 +1,7 @@
 import type { LedgerConfig } from '../config/schema.js';
 import type { ConsensusClient } from '../ledger/consensus.js';
 import type { LedgerReads } from '../ledger/reads.js';
+import type { NetworkFilters } from '../live/filters.js';
 import type { CallContext } from '../rpc/answer.js';
 
 /** What a relay method may use; one per network, with the call's context. */
@@ -12,6 +13,8 @@ export interface MethodEnv {
   consensus: ConsensusClient | undefined;
   /** Bound on waiting for the mirror node to show a submitted transaction. */
   mirrorTotalMs: number;
+  /** This network's filters (eth_newFilter and friends), read from the mirror node through the relay's own methods. */
+  filters: NetworkFilters;
   ctx: CallContext;
 }
 

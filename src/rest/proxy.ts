@@ -17,11 +17,13 @@ export function createRestProxy(opts: { upstreams: UpstreamResolver; timeoutMs: 
   return {
     // Called after the edge drained: what is still in flight is abandoned, not waited for.
     close: () => agent.destroy(),
+    admission: { key: 'required', cost: 1 },
+    screen({ req }) {
+      if (req.method !== 'GET' && req.method !== 'HEAD') throw new GatewayError('METHOD_NOT_ALLOWED', `use ${ALLOWED}`, undefined, { Allow: ALLOWED });
+    },
     async handle(ctx: ApiContext): Promise<void> {
       const { req, res, route } = ctx;
       const method = req.method ?? 'GET';
-      if (method !== 'GET' && method !== 'HEAD') throw new GatewayError('METHOD_NOT_ALLOWED', `use ${ALLOWED}`, undefined, { Allow: ALLOWED });
-      await ctx.admit(1);
       const network = route.network;
       if (!network) throw new GatewayError('NOT_FOUND');
       const { mirrorUrl, mirrorApiKey } = await opts.upstreams(network);

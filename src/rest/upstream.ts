@@ -1,7 +1,8 @@
 /** What REST and GraphQL passthrough share about talking to an upstream over HTTP. */
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import { Agent, type Dispatcher } from 'undici';
-import { GatewayError } from '../errors.js';
+import { GatewayError, hidingCause } from '../errors.js';
+import { redactText } from '../log.js';
 import { upstreamDuration, upstreamRequests } from '../metrics.js';
 
 /** One keep-alive agent per proxy; its per-origin pools are reused across requests. */
@@ -30,12 +31,12 @@ export async function requestUpstream(
 
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT']);
 
-/** Maps a failed upstream call to 504 (slow) or 502 (down); the detail never carries the upstream URL or a key. */
+/** Maps a failed upstream call to 504 (slow) or 502 (down); what failed where goes to the log only. */
 export function upstreamFailure(err: unknown): GatewayError {
   if (err instanceof GatewayError) return err;
   const code = (err as { code?: string }).code ?? (err as { cause?: { code?: string } }).cause?.code;
-  if (code && TIMEOUT_CODES.has(code)) return new GatewayError('UPSTREAM_TIMEOUT');
-  return new GatewayError('UPSTREAM_UNAVAILABLE', code ? `connection failed (${code})` : undefined);
+  const cause = redactText(String((err as Error).message ?? err));
+  return hidingCause(code && TIMEOUT_CODES.has(code) ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_UNAVAILABLE', cause);
 }
 
 /** Request headers a client may pass on; credentials (X-API-KEY, Authorization, cookies) are never among them. */

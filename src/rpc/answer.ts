@@ -1,11 +1,13 @@
 import type { NetworkRef } from '../edge/route.js';
 import type { VerifiedKey } from '../keys/types.js';
-import { serializeResponse, type ParsedBody, type RpcCall, type RpcOutcome } from './jsonrpc.js';
+import { internalOf, serializeResponse, type ParsedBody, type RpcCall, type RpcOutcome } from './jsonrpc.js';
 
 export interface CallContext {
   network: NetworkRef;
   requestId: string;
   key?: VerifiedKey;
+  /** Receives the internal cause of each error answered (for the request's log line, never the client). */
+  logInternal?(cause: string): void;
 }
 
 /** Answers valid calls in order; the EVM forwarder and the ledger relay both implement it. */
@@ -29,6 +31,8 @@ export async function answer(parsed: ParsedBody, backend: RpcBackend, ctx: CallC
     if ('invalid' in e) parts.push(serializeResponse(e.invalid, { error: e.error }));
     else {
       const outcome = outcomes[next++];
+      const cause = 'error' in outcome ? internalOf(outcome.error) : undefined;
+      if (cause) ctx.logInternal?.(cause);
       if (e.call.id !== undefined) parts.push(serializeResponse(e.call.id, outcome));
     }
   }

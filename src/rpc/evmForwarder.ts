@@ -1,45 +1,87 @@
 import { GatewayError, isGatewayError } from '../errors.js';
+import { isFilterMethod, type FilterService, type NetworkFilters } from '../live/filters.js';
+import { rpcSource, type ChainSource } from '../live/source.js';
 import type { CallContext, RpcBackend } from './answer.js';
 import { checkForwardable } from './evmGuards.js';
 import { toErrorObject, type RpcCall, type RpcOutcome } from './jsonrpc.js';
+import type { MethodPolicy } from './methodPolicy.js';
+import { fromUpstream } from './upstreamErrors.js';
 import type { UpstreamPool } from './upstreamPool.js';
 
-/** Answers the catalogue's questions locally; everything else goes upstream in one request, batch or not. */
+/**
+ * Answers the catalogue's questions and the methods the policy closes locally, and keeps filters itself (a filter
+ * held by one upstream node is lost on failover or behind a pool); everything else goes upstream in one request,
+ * batch or not.
+ */
 export class EvmForwarder implements RpcBackend {
   private readonly chainIdHex: string;
   private readonly netVersion: string;
+  /** The chain as filters and subscriptions read it: eth_blockNumber, eth_getBlockByNumber and eth_getLogs upstream. */
+  readonly source: ChainSource;
+  private readonly filters?: NetworkFilters;
 
   constructor(
     chainId: number,
     private readonly upstream: UpstreamPool,
+    private readonly policy: MethodPolicy,
+    filters?: { service: FilterService; network: string },
   ) {
     this.chainIdHex = `0x${chainId.toString(16)}`;
     this.netVersion = String(chainId);
+    this.source = rpcSource(async (calls) =>
+      (await this.sendOrFail(calls.map((c) => ({ id: undefined, ...c })))).map((o, i) => {
+        if ('result' in o) return o.result;
+        throw new GatewayError('UPSTREAM_UNAVAILABLE', `${calls[i].method}: ${o.error.message}`);
+      }),
+    );
+    this.filters = filters?.service.on(filters.network, this.source);
   }
 
-  async handle(calls: RpcCall[], _ctx: CallContext): Promise<RpcOutcome[]> {
+  async handle(calls: RpcCall[], ctx: CallContext): Promise<RpcOutcome[]> {
     const outcomes: RpcOutcome[] = new Array(calls.length);
     const forward: number[] = [];
+    const kept: Array<Promise<void>> = [];
     calls.forEach((call, i) => {
+      if (this.filters && isFilterMethod(call.method)) {
+        kept.push(this.filters.call(call.method, call.params, ctx.key).then(
+          (result) => void (outcomes[i] = { result }),
+          (err) => {
+            if (!isGatewayError(err)) throw err;
+            outcomes[i] = { error: toErrorObject(err) };
+          },
+        ));
+        return;
+      }
       const local = this.answerLocally(call);
       if (local) outcomes[i] = local;
       else forward.push(i);
     });
-    if (forward.length === 0) return outcomes;
+    if (forward.length > 0) kept.push(this.forward(calls, forward, outcomes));
+    await Promise.all(kept);
+    return outcomes;
+  }
+
+  private async forward(calls: RpcCall[], forward: number[], outcomes: RpcOutcome[]): Promise<void> {
+    const answers = await this.sendOrFail(forward.map((i) => calls[i]));
+    forward.forEach((i, n) => (outcomes[i] = answers[n]));
+  }
+
+  /** Every call answered: an upstream failure becomes each call's error. */
+  private async sendOrFail(calls: RpcCall[]): Promise<RpcOutcome[]> {
     try {
-      const answers = await this.send(forward.map((i) => calls[i]));
-      forward.forEach((i, n) => (outcomes[i] = answers[n]));
+      return await this.send(calls);
     } catch (err) {
       if (!isGatewayError(err)) throw err;
       const error = toErrorObject(err);
-      for (const i of forward) outcomes[i] = { error };
+      return calls.map(() => ({ error }));
     }
-    return outcomes;
   }
 
   private answerLocally(call: RpcCall): RpcOutcome | undefined {
     if (call.method === 'eth_chainId') return { result: this.chainIdHex };
     if (call.method === 'net_version') return { result: this.netVersion };
+    const refused = this.policy.refusal(call.method);
+    if (refused) return { error: toErrorObject(refused) };
     try {
       checkForwardable(call);
     } catch (err) {
@@ -49,33 +91,22 @@ export class EvmForwarder implements RpcBackend {
     return undefined;
   }
 
-  /** Upstream ids are our own positions, so answers map back whatever order or ids the upstream uses. */
+  /**
+   * Upstream ids are our own positions, so answers map back whatever order or ids the upstream uses. Bodies with a
+   * transaction submission are not hedged: sending a signed transaction twice cannot spend twice, but the second
+   * node may answer first with "already known" or "nonce too low" for a transaction that went through.
+   */
   private async send(calls: RpcCall[]): Promise<RpcOutcome[]> {
     const requests = calls.map((c, i) => ({ jsonrpc: '2.0', id: i, method: c.method, params: c.params }));
-    const reply = await this.upstream.post(JSON.stringify(requests.length === 1 ? requests[0] : requests));
+    const hedge = !calls.some((c) => c.method.startsWith('eth_send'));
+    const reply = await this.upstream.post(JSON.stringify(requests.length === 1 ? requests[0] : requests), { hedge });
     const replies = Array.isArray(reply) ? reply : [reply];
     const byId = new Map<number, RpcOutcome>();
     for (const r of replies) {
-      if (r && typeof r === 'object' && typeof (r as { id?: unknown }).id === 'number') byId.set((r as { id: number }).id, toOutcome(r));
+      if (r && typeof r === 'object' && typeof (r as { id?: unknown }).id === 'number') byId.set((r as { id: number }).id, fromUpstream(r));
     }
     // A single upstream error without an id (some nodes refuse batches that way) answers every call.
-    const fallback = replies.length === 1 && byId.size === 0 ? toOutcome(replies[0]) : undefined;
+    const fallback = replies.length === 1 && byId.size === 0 ? fromUpstream(replies[0]) : undefined;
     return calls.map((_, i) => byId.get(i) ?? fallback ?? { error: toErrorObject(new GatewayError('UPSTREAM_UNAVAILABLE', 'upstream returned no answer for this call')) });
   }
-}
-
-function toOutcome(reply: unknown): RpcOutcome {
-  const r = reply as { result?: unknown; error?: { code?: unknown; message?: unknown; data?: unknown } };
-  if (r && typeof r === 'object' && r.error && typeof r.error === 'object') {
-    const { code, message, data } = r.error;
-    return {
-      error: {
-        code: typeof code === 'number' ? code : -32603,
-        message: typeof message === 'string' ? message : 'upstream error',
-        ...(data === undefined ? {} : { data }),
-      },
-    };
-  }
-  if (r && typeof r === 'object' && 'result' in r) return { result: r.result };
-  return { error: toErrorObject(new GatewayError('UPSTREAM_UNAVAILABLE', 'upstream answer is not JSON-RPC')) };
 }

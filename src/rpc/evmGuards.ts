@@ -4,6 +4,20 @@ import type { RpcCall } from './jsonrpc.js';
 /** Local EVM nodes are not hardened against extreme parameters, so the gateway bounds what it forwards. */
 export const MAX_FEE_HISTORY_BLOCKS = 1024;
 export const MAX_LOG_RANGE = 10_000;
+/** No Ethereum method takes parameters nested this deep; deeper ones would only exhaust the stack of whoever serializes them. */
+export const MAX_PARAMS_DEPTH = 32;
+
+/** Without recursion, so the check itself cannot overflow the stack. */
+function deeperThan(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth >= max) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
 
 function quantity(value: unknown): bigint | undefined {
   if (typeof value === 'number' && Number.isSafeInteger(value)) return BigInt(value);
@@ -12,6 +26,7 @@ function quantity(value: unknown): bigint | undefined {
 }
 
 export function checkForwardable(call: RpcCall): void {
+  if (deeperThan(call.params, MAX_PARAMS_DEPTH)) throw new GatewayError('INVALID_PARAMS', `params are nested deeper than ${MAX_PARAMS_DEPTH} levels`);
   const params = Array.isArray(call.params) ? call.params : [];
   if (call.method === 'eth_feeHistory') {
     const count = quantity(params[0]);

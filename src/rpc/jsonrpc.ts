@@ -1,4 +1,4 @@
-import { parse as losslessParse, isLosslessNumber } from 'lossless-json';
+import { rawIds } from './rawIds.js';
 import { GatewayError, type ErrorName } from '../errors.js';
 
 /** An id as the JSON text the client sent, echoed byte-for-byte (`12345678901234567890`, `"a"`, `0`, `null`). */
@@ -30,11 +30,19 @@ export function errorObject(name: ErrorName, detail?: string, data?: unknown): R
   return toErrorObject(new GatewayError(name, detail, data));
 }
 
+/** The error as a client sees it; an internal cause rides along unserialised (not enumerable) for the log line. */
 export function toErrorObject(err: GatewayError): RpcErrorObject {
-  return err.data === undefined ? { code: err.rpcCode, message: err.message } : { code: err.rpcCode, message: err.message, data: err.data };
+  const obj: RpcErrorObject = err.data === undefined ? { code: err.rpcCode, message: err.message } : { code: err.rpcCode, message: err.message, data: err.data };
+  if (err.internal) Object.defineProperty(obj, 'internal', { value: err.internal, enumerable: false });
+  return obj;
 }
 
-/** A number that JSON.parse would round: re-read the whole body losslessly to keep the id's text. */
+/** The internal cause `toErrorObject` kept on an error object, if any. */
+export function internalOf(error: RpcErrorObject): string | undefined {
+  return (error as { internal?: string }).internal;
+}
+
+/** A number that JSON.parse would round: read the id's text from the body to echo it exactly. */
 function hasUnsafeNumericId(value: unknown): boolean {
   const check = (v: unknown) => {
     const id = (v as { id?: unknown } | null)?.id;
@@ -43,23 +51,20 @@ function hasUnsafeNumericId(value: unknown): boolean {
   return Array.isArray(value) ? value.some(check) : check(value);
 }
 
-function rawIdOf(obj: Record<string, unknown>, lossless: Record<string, unknown> | undefined): RawId | undefined | false {
+function rawIdOf(obj: Record<string, unknown>, exact: string | undefined): RawId | undefined | false {
   if (!Object.prototype.hasOwnProperty.call(obj, 'id')) return undefined;
   const id = obj.id;
   if (id === null || typeof id === 'string') return JSON.stringify(id);
-  if (typeof id === 'number') {
-    const exact = lossless?.id;
-    return isLosslessNumber(exact) ? exact.value : JSON.stringify(id);
-  }
+  if (typeof id === 'number') return Number.isSafeInteger(id) || exact === undefined ? JSON.stringify(id) : exact;
   return false;
 }
 
-function toEntry(value: unknown, lossless: unknown): Entry {
+function toEntry(value: unknown, exactId: string | undefined): Entry {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return { invalid: 'null', error: errorObject('INVALID_REQUEST', 'each request must be an object') };
   }
   const obj = value as Record<string, unknown>;
-  const id = rawIdOf(obj, lossless as Record<string, unknown> | undefined);
+  const id = rawIdOf(obj, exactId);
   if (id === false) return { invalid: 'null', error: errorObject('INVALID_REQUEST', 'id must be a string, a number or null') };
   const replyId = id ?? 'null';
   if (obj.jsonrpc !== '2.0') return { invalid: replyId, error: errorObject('INVALID_REQUEST', 'jsonrpc must be "2.0"') };
@@ -78,12 +83,12 @@ export function parseBody(text: string, maxBatch: number): ParsedBody {
   } catch {
     return { kind: 'error', error: errorObject('PARSE_ERROR') };
   }
-  const lossless = hasUnsafeNumericId(value) ? losslessParse(text) : undefined;
-  if (!Array.isArray(value)) return { kind: 'single', entry: toEntry(value, lossless) };
+  const exact = hasUnsafeNumericId(value) ? rawIds(text) : undefined;
+  if (!Array.isArray(value)) return { kind: 'single', entry: toEntry(value, exact as string | undefined) };
   if (value.length === 0) return { kind: 'error', error: errorObject('EMPTY_BATCH') };
   if (value.length > maxBatch) return { kind: 'error', error: errorObject('BATCH_TOO_LARGE', `at most ${maxBatch} calls per batch`) };
-  const exact = lossless as unknown[] | undefined;
-  return { kind: 'batch', entries: value.map((v, i) => toEntry(v, exact?.[i])) };
+  const ids = exact as Array<string | undefined> | undefined;
+  return { kind: 'batch', entries: value.map((v, i) => toEntry(v, ids?.[i])) };
 }
 
 /** How many requests a body counts as against the budget: one per call in a batch. */
@@ -98,17 +103,27 @@ export function replyIdOf(parsed: ParsedBody | undefined): RawId {
   return 'call' in e ? (e.call.id ?? 'null') : e.invalid;
 }
 
-export function serializeResponse(id: RawId, outcome: RpcOutcome): string {
-  return 'error' in outcome
-    ? `{"jsonrpc":"2.0","id":${id},"error":${JSON.stringify(outcome.error)}}`
-    : `{"jsonrpc":"2.0","id":${id},"result":${JSON.stringify(outcome.result ?? null)}}`;
+/** A result that is already JSON text (a final answer kept serialised): written into the response as it is. */
+export class RawJson {
+  constructor(readonly text: string) {}
+
+  /** Anything that serialises an outcome the ordinary way gets the same JSON. */
+  toJSON(): unknown {
+    return JSON.parse(this.text);
+  }
 }
 
-/** Serializes an error that ends the request, in the shape of the body that was sent (an array answers an array). */
+export function serializeResponse(id: RawId, outcome: RpcOutcome): string {
+  if ('error' in outcome) return `{"jsonrpc":"2.0","id":${id},"error":${JSON.stringify(outcome.error)}}`;
+  const result = outcome.result instanceof RawJson ? outcome.result.text : JSON.stringify(outcome.result ?? null);
+  return `{"jsonrpc":"2.0","id":${id},"result":${result}}`;
+}
+
+/**
+ * Serializes an error that ends the request (401, 403, 429, 413): one error object, with the request's id when the
+ * body was a single call. A refused batch gets one error, not one per member, so a refusal never costs more than the
+ * request did.
+ */
 export function serializeEdgeError(parsed: ParsedBody | undefined, error: RpcErrorObject): string {
-  if (parsed?.kind === 'batch') {
-    const ids = parsed.entries.map((e) => ('call' in e ? e.call.id : e.invalid)).filter((id): id is RawId => id !== undefined);
-    if (ids.length > 0) return `[${ids.map((id) => serializeResponse(id, { error })).join(',')}]`;
-  }
   return serializeResponse(replyIdOf(parsed), { error });
 }

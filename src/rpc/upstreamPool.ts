@@ -1,101 +1,294 @@
+import type { Logger } from 'pino';
 import { Pool, errors as undiciErrors } from 'undici';
-import { GatewayError } from '../errors.js';
-import { upstreamDuration, upstreamRequests } from '../metrics.js';
+import { GatewayError, hidingCause } from '../errors.js';
 import { redactText } from '../log.js';
+import { upstreamChainMismatch, upstreamDuration, upstreamHedges, upstreamInRotation, upstreamRequests } from '../metrics.js';
+import { UpstreamHealth, type HealthConfig } from './upstreamHealth.js';
 
 /** Why one upstream attempt failed; every one of these moves on to the next upstream. */
 class AttemptFailed extends Error {
   constructor(
-    readonly kind: 'timeout' | 'connect' | 'status' | 'body',
+    readonly kind: 'timeout' | 'connect' | 'status' | 'body' | 'aborted',
     message: string,
   ) {
     super(message);
   }
 }
 
-/** Label for metrics: scheme, host and port only, so a credential in an upstream path never becomes a label. */
-function upstreamLabel(url: string): string {
-  const u = new URL(url);
-  return `${u.protocol}//${u.host}`;
+/**
+ * Label for metrics: the upstream's place in the network's configured list (`rpc0`, `rpc1`), never its host, which
+ * tells a scraper where the operator's provider lives (and some providers put the credential in the host name).
+ */
+function upstreamLabel(index: number): string {
+  return `rpc${index}`;
 }
 
+interface Upstream {
+  url: URL;
+  label: string;
+  health: UpstreamHealth;
+  /** unverified until its eth_chainId answered; refused for good when it named another chain. */
+  state: 'unverified' | 'verified' | 'refused';
+  probing: boolean;
+}
+
+export interface UpstreamPoolOptions {
+  networkId: string;
+  chainId: number;
+  /** Resolved once, on first use (sandbox devnets start then). */
+  urls: () => Promise<string[]>;
+  timeoutMs: number;
+  health: HealthConfig;
+  logger?: Logger;
+}
+
+const CHAIN_ID = '{"jsonrpc":"2.0","id":0,"method":"eth_chainId","params":[]}';
+const BLOCK_NUMBER = '{"jsonrpc":"2.0","id":0,"method":"eth_blockNumber","params":[]}';
+
 /**
- * JSON-RPC over HTTP to a network's upstreams, in failover order, over keep-alive pools.
- * Connection errors, timeouts and 5xx/429 move on to the next upstream; a JSON-RPC error from an upstream is an answer.
+ * JSON-RPC over HTTP to a network's upstreams over keep-alive pools, healthiest first. Each upstream's eth_chainId is
+ * checked before it serves; a probe keeps head lag and recovery current. A read that its first upstream answers more
+ * slowly than usual is also sent to the next one, and the first answer wins. Connection errors, timeouts and 5xx/429
+ * move on to the next upstream; a JSON-RPC error from an upstream is an answer.
  */
 export class UpstreamPool {
   private readonly pools = new Map<string, Pool>();
+  private upstreams: Upstream[] = [];
+  private started?: Promise<void>;
+  private probe?: NodeJS.Timeout;
+  private closed = false;
 
-  constructor(
-    private readonly networkId: string,
-    private readonly urls: () => Promise<string[]>,
-    private readonly timeoutMs: number,
-  ) {}
+  constructor(private readonly opts: UpstreamPoolOptions) {}
 
-  async post(body: string): Promise<unknown> {
-    const urls = await this.urls();
-    if (urls.length === 0) throw new GatewayError('UPSTREAM_NOT_CONFIGURED', this.networkId);
-    let timedOut = false;
-    for (const url of urls) {
-      try {
-        return await this.attempt(url, body);
-      } catch (err) {
-        if (!(err instanceof AttemptFailed)) throw err;
-        timedOut ||= err.kind === 'timeout';
+  /** Checks every upstream's chain id and starts probing; requests wait for it. Safe to call more than once. */
+  start(): Promise<void> {
+    this.started ??= this.init().catch((err) => {
+      this.started = undefined;
+      throw err;
+    });
+    return this.started;
+  }
+
+  private async init(): Promise<void> {
+    const urls = await this.opts.urls();
+    this.upstreams = urls.map((url, i) => ({ url: new URL(url), label: upstreamLabel(i), health: new UpstreamHealth(this.opts.health), state: 'unverified', probing: false }));
+    if (this.closed || this.upstreams.length === 0) return;
+    this.probe = setInterval(() => this.probeAll(), this.opts.health.probeIntervalMs).unref();
+    // Serving starts with the first upstream confirmed, so one that hangs at start-up does not hold the others back.
+    await new Promise<void>((resolve) => {
+      let pending = this.upstreams.length;
+      for (const u of this.upstreams) {
+        // Marked as probing, so the first probes do not check it a second time meanwhile.
+        u.probing = true;
+        void this.verify(u).finally(() => {
+          u.probing = false;
+          pending--;
+          if (u.state === 'verified' || pending === 0) resolve();
+        });
       }
+    });
+  }
+
+  /** One eth_chainId: verified, refused (logged and counted), or left unverified for the probe to retry. */
+  private async verify(u: Upstream): Promise<void> {
+    let answer: unknown;
+    try {
+      answer = await this.timed(u, CHAIN_ID);
+    } catch {
+      return;
     }
-    throw new GatewayError(timedOut ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_UNAVAILABLE', `all ${urls.length} upstream(s) of ${this.networkId} failed`);
+    const reported = (answer as { result?: unknown } | null)?.result;
+    if (typeof reported === 'string' && /^0x[0-9a-fA-F]+$/.test(reported) && BigInt(reported) === BigInt(this.opts.chainId)) {
+      u.state = 'verified';
+      return;
+    }
+    u.state = 'refused';
+    upstreamChainMismatch.inc({ network: this.opts.networkId, upstream: u.label });
+    upstreamInRotation.set({ network: this.opts.networkId, upstream: u.label }, 0);
+    this.opts.logger?.error(
+      { network: this.opts.networkId, upstream: u.label, expected: this.opts.chainId, reported: typeof reported === 'string' ? reported : null },
+      'upstream answers eth_chainId for another chain; refused',
+    );
+  }
+
+  /** Each upstream on its own, so one that hangs until the timeout does not hold up the others' probes. */
+  private probeAll(): void {
+    for (const u of this.upstreams) {
+      if (u.probing || u.state === 'refused') continue;
+      u.probing = true;
+      void this.probeOne(u).finally(() => {
+        u.probing = false;
+        this.publishRotation();
+      });
+    }
+  }
+
+  private async probeOne(u: Upstream): Promise<void> {
+    if (u.state === 'unverified') return this.verify(u);
+    try {
+      const head = (await this.timed(u, BLOCK_NUMBER)) as { result?: unknown };
+      if (typeof head?.result === 'string' && /^0x[0-9a-fA-F]+$/.test(head.result)) u.health.head = BigInt(head.result);
+    } catch {
+      // Counted as a failure by timed(); the next probe tries again.
+    }
+  }
+
+  private publishRotation(): void {
+    // A probe cut off by close() must not bring back the labels close() removed.
+    if (this.closed) return;
+    const best = this.bestHead();
+    for (const u of this.upstreams) {
+      if (u.state === 'verified') upstreamInRotation.set({ network: this.opts.networkId, upstream: u.label }, u.health.inRotation(best) ? 1 : 0);
+    }
+  }
+
+  private bestHead(): bigint | undefined {
+    let best: bigint | undefined;
+    for (const u of this.upstreams) if (u.state === 'verified' && u.health.head !== undefined && (best === undefined || u.health.head > best)) best = u.health.head;
+    return best;
+  }
+
+  /** Verified upstreams in rotation by score (configured order breaks ties), then the rest as a last resort. */
+  private order(): Upstream[] {
+    const best = this.bestHead();
+    const verified = this.upstreams.filter((u) => u.state === 'verified');
+    const byScore = (a: Upstream, b: Upstream) => a.health.score() - b.health.score();
+    const inRotation = verified.filter((u) => u.health.inRotation(best)).sort(byScore);
+    return inRotation.length === verified.length ? inRotation : [...inRotation, ...verified.filter((u) => !inRotation.includes(u)).sort(byScore)];
+  }
+
+  /**
+   * Sends one JSON-RPC body and returns the parsed answer of the first upstream that gives one. With `hedge`, a slow
+   * first attempt is joined by one on the next upstream after its hedge delay; the slower attempt is abandoned.
+   */
+  async post(body: string, opts: { hedge?: boolean } = {}): Promise<unknown> {
+    await this.start();
+    const order = this.order();
+    if (order.length === 0) {
+      if (this.upstreams.length === 0) throw new GatewayError('UPSTREAM_NOT_CONFIGURED', this.opts.networkId);
+      throw new GatewayError('UPSTREAM_UNAVAILABLE', `no upstream of ${this.opts.networkId} has confirmed chain id ${this.opts.chainId}`);
+    }
+    return new Promise((resolve, reject) => {
+      const running = new Map<Upstream, AbortController>();
+      let next = 0;
+      let settled = false;
+      let timedOut = false;
+      const problems: string[] = [];
+      let hedgeTimer: NodeJS.Timeout | undefined;
+      const finish = () => {
+        settled = true;
+        clearTimeout(hedgeTimer);
+        for (const [u, controller] of running) {
+          u.health.overtaken();
+          controller.abort();
+        }
+        running.clear();
+      };
+      const launch = (): void => {
+        if (settled || next >= order.length) return;
+        const u = order[next++];
+        const controller = new AbortController();
+        running.set(u, controller);
+        this.timed(u, body, controller.signal).then(
+          (answer) => {
+            running.delete(u);
+            if (settled) return;
+            finish();
+            resolve(answer);
+          },
+          (err: unknown) => {
+            running.delete(u);
+            if (settled) return;
+            if (!(err instanceof AttemptFailed)) {
+              finish();
+              reject(err);
+              return;
+            }
+            timedOut ||= err.kind === 'timeout';
+            problems.push(`${u.label}: ${err.message}`);
+            launch();
+            if (running.size === 0) {
+              finish();
+              const detail = `all ${order.length} upstream(s) of ${this.opts.networkId} failed`;
+              reject(hidingCause(timedOut ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_UNAVAILABLE', problems.join('; '), detail));
+            }
+          },
+        );
+      };
+      launch();
+      const delay = opts.hedge && order.length > 1 ? order[0].health.hedgeDelayMs(this.opts.timeoutMs) : undefined;
+      if (delay !== undefined) {
+        hedgeTimer = setTimeout(() => {
+          if (settled || running.size === 0) return;
+          upstreamHedges.inc({ network: this.opts.networkId });
+          launch();
+        }, delay);
+      }
+    });
+  }
+
+  /** One attempt, timed and counted, its outcome recorded in the upstream's health (an abandoned one is not). */
+  private async timed(u: Upstream, body: string, signal?: AbortSignal): Promise<unknown> {
+    const stop = upstreamDuration.startTimer({ network: this.opts.networkId, upstream: u.label });
+    const started = performance.now();
+    let outcome = 'ok';
+    try {
+      const answer = await this.attempt(u.url, body, signal);
+      u.health.succeeded(performance.now() - started);
+      return answer;
+    } catch (err) {
+      outcome = err instanceof AttemptFailed ? err.kind : 'error';
+      if (outcome !== 'aborted') u.health.failed();
+      throw err;
+    } finally {
+      stop();
+      upstreamRequests.inc({ network: this.opts.networkId, upstream: u.label, outcome });
+    }
   }
 
   private pool(origin: string): Pool {
     let pool = this.pools.get(origin);
     if (!pool) {
-      pool = new Pool(origin, { connections: 64, pipelining: 1, keepAliveTimeout: 30_000, connectTimeout: Math.min(this.timeoutMs, 5_000) });
+      pool = new Pool(origin, { connections: 64, pipelining: 1, keepAliveTimeout: 30_000, connectTimeout: Math.min(this.opts.timeoutMs, 5_000) });
       this.pools.set(origin, pool);
     }
     return pool;
   }
 
-  private async attempt(url: string, body: string): Promise<unknown> {
-    const u = new URL(url);
-    const label = upstreamLabel(url);
-    const stop = upstreamDuration.startTimer({ network: this.networkId, upstream: label });
-    let outcome = 'ok';
+  private async attempt(u: URL, body: string, signal?: AbortSignal): Promise<unknown> {
+    const res = await this.pool(u.origin)
+      .request({
+        method: 'POST',
+        path: u.pathname + u.search,
+        headers: { 'content-type': 'application/json', ...(u.username ? { authorization: basicAuth(u) } : {}) },
+        body,
+        headersTimeout: this.opts.timeoutMs,
+        bodyTimeout: this.opts.timeoutMs,
+        signal,
+      })
+      .catch((err: Error) => {
+        if (signal?.aborted) throw new AttemptFailed('aborted', 'overtaken by another upstream');
+        const timeout = err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.ConnectTimeoutError;
+        throw new AttemptFailed(timeout ? 'timeout' : 'connect', redactText(err.message));
+      });
+    if (res.statusCode >= 500 || res.statusCode === 429) {
+      await res.body.dump().catch(() => undefined);
+      throw new AttemptFailed('status', `HTTP ${res.statusCode}`);
+    }
     try {
-      const res = await this.pool(u.origin)
-        .request({
-          method: 'POST',
-          path: u.pathname + u.search,
-          headers: { 'content-type': 'application/json', ...(u.username ? { authorization: basicAuth(u) } : {}) },
-          body,
-          headersTimeout: this.timeoutMs,
-          bodyTimeout: this.timeoutMs,
-        })
-        .catch((err: Error) => {
-          const timeout = err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.ConnectTimeoutError;
-          throw new AttemptFailed(timeout ? 'timeout' : 'connect', redactText(err.message));
-        });
-      if (res.statusCode >= 500 || res.statusCode === 429) {
-        await res.body.dump();
-        throw new AttemptFailed('status', `HTTP ${res.statusCode}`);
-      }
-      try {
-        return await res.body.json();
-      } catch (err) {
-        const timeout = err instanceof undiciErrors.BodyTimeoutError;
-        throw new AttemptFailed(timeout ? 'timeout' : 'body', timeout ? 'body timeout' : `HTTP ${res.statusCode} with a body that is not JSON`);
-      }
+      return await res.body.json();
     } catch (err) {
-      outcome = err instanceof AttemptFailed ? err.kind : 'error';
-      throw err;
-    } finally {
-      stop();
-      upstreamRequests.inc({ network: this.networkId, upstream: label, outcome });
+      if (signal?.aborted) throw new AttemptFailed('aborted', 'overtaken by another upstream');
+      const timeout = err instanceof undiciErrors.BodyTimeoutError;
+      throw new AttemptFailed(timeout ? 'timeout' : 'body', timeout ? 'body timeout' : `HTTP ${res.statusCode} with a body that is not JSON`);
     }
   }
 
   /** At shutdown, after the edge drained: anything still in flight is abandoned, not waited for. */
   async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.probe);
+    for (const u of this.upstreams) upstreamInRotation.remove({ network: this.opts.networkId, upstream: u.label });
     await Promise.all([...this.pools.values()].map((p) => p.destroy()));
   }
 }

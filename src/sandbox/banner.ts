@@ -16,6 +16,15 @@ export function sandboxBanner(sandbox: LedgerSandbox): string {
     `  account id   ${sandbox.operator.accountId}`,
     `  private key  ${sandbox.operator.privateKey} (ED25519, DER)`,
     '',
+    ...(sandbox.history
+      ? [
+          'Starting history',
+          `  ERC-20 SBX       ${sandbox.history.erc20} (deployed by account #0, transfers to #1 and #2, one reverted)`,
+          `  HTS token SHT    ${sandbox.history.htsToken} (treasury ${sandbox.operator.accountId}, 250.00 sent to account #1)`,
+          `  created accounts ${sandbox.history.createdAccounts.join(', ')}`,
+          '',
+        ]
+      : []),
     'Accounts',
     '========',
     '',
@@ -24,7 +33,7 @@ export function sandboxBanner(sandbox: LedgerSandbox): string {
     '',
   ];
   sandbox.accounts.forEach((a, i) => {
-    lines.push(`Account #${i}: ${a.address} (${a.accountId}, ${PREFUNDED_WEIBAR / HBAR_WEIBAR} HBAR)`);
+    lines.push(`Account #${i}: ${a.address} (${a.accountId}, prefunded with ${PREFUNDED_WEIBAR / HBAR_WEIBAR} HBAR)`);
     lines.push(`Private Key: ${a.privateKey}`);
     lines.push('');
   });

@@ -5,14 +5,14 @@ export class DevnetPool {
   readonly #started = new Map<string, Promise<Devnet>>();
   #closed = false;
 
-  constructor(private readonly opts: { host?: string } = {}) {}
+  constructor(private readonly opts: { host?: string; history?: boolean } = {}) {}
 
   /** The devnet's URL, starting it if needed; concurrent first calls share one start. */
   async urlFor(networkId: string, chainId: number): Promise<string> {
     if (this.#closed) throw new Error('devnet pool is closed');
     let devnet = this.#started.get(networkId);
     if (!devnet) {
-      devnet = startDevnet({ chainId, host: this.opts.host });
+      devnet = startDevnet({ chainId, host: this.opts.host, history: this.opts.history });
       this.#started.set(networkId, devnet);
       // A failed start is forgotten so the next use retries instead of failing forever.
       devnet.catch(() => this.#started.delete(networkId));

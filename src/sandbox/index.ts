@@ -4,6 +4,7 @@
  */
 import { sandboxAccounts } from './accounts.js';
 import { startLedgerGraphql } from './graphql/ledger.js';
+import { buildLedgerHistory, type LedgerHistory } from './history/ledger.js';
 import { LedgerChain } from './ledger/chain.js';
 import { startConsensusNode } from './ledger/consensus.js';
 import { startMirrorNode } from './mirror/server.js';
@@ -16,12 +17,15 @@ export interface LedgerSandbox {
   graphqlUrl?: string;
   /** The relay's operator: account id and its ED25519 private key (DER hex). */
   operator: { accountId: string; privateKey: string };
+  /** What the starting history made, when it was built. */
+  history?: LedgerHistory;
   /** The prefunded ECDSA accounts (10,000 HBAR each). */
   accounts: Array<{ address: string; privateKey: string; accountId: string }>;
   close(): Promise<void>;
 }
 
-export async function startLedgerSandbox(opts: { chainId: number; blockIntervalMs?: number; host?: string }): Promise<LedgerSandbox> {
+/** `history`: build the starting history (accounts, transfers, tokens, a revert) before answering (default false). */
+export async function startLedgerSandbox(opts: { chainId: number; blockIntervalMs?: number; host?: string; history?: boolean }): Promise<LedgerSandbox> {
   const host = opts.host ?? '127.0.0.1';
   const chain = await LedgerChain.create({ chainId: opts.chainId, blockIntervalMs: opts.blockIntervalMs });
   const closers: Array<() => Promise<void>> = [() => chain.close()];
@@ -36,12 +40,16 @@ export async function startLedgerSandbox(opts: { chainId: number; blockIntervalM
     closers.push(() => mirror.close());
     const graphql = await startLedgerGraphql(chain, { host });
     closers.push(() => graphql.close());
+    const operator = { accountId: chain.operator.accountId, privateKey: chain.operator.privateKey.toStringDer() };
+    const consensus = { [node.address]: node.nodeAccountId };
+    const history = opts.history ? await buildLedgerHistory({ chain, consensus, operator }) : undefined;
     return {
       chain,
       mirrorUrl: mirror.url,
-      consensus: { [node.address]: node.nodeAccountId },
+      consensus,
       graphqlUrl: graphql.url,
-      operator: { accountId: chain.operator.accountId, privateKey: chain.operator.privateKey.toStringDer() },
+      operator,
+      history,
       accounts: sandboxAccounts().map((a) => ({ ...a, accountId: chain.account(a.address)!.id })),
       close,
     };

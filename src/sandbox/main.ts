@@ -9,6 +9,8 @@ const sandbox = await startLedgerSandbox({
   chainId: TESTNET_CHAIN_ID,
   blockIntervalMs: interval === undefined ? undefined : Number(interval),
   host: process.env.SANDBOX_HOST ?? '127.0.0.1',
+  // As in the gateway's config: on unless SANDBOX_HISTORY=false.
+  history: !/^(0|false|no|off)$/i.test(process.env.SANDBOX_HISTORY ?? ''),
 });
 console.log(sandboxBanner(sandbox));
 const rssMb = Math.round(process.memoryUsage().rss / 2 ** 20);

@@ -1,37 +1,43 @@
 /**
- * A plain JSON-RPC 2.0 HTTP endpoint in front of an EIP-1193 requester: what a local node (hardhat node, anvil) serves.
- * Parsing and serialization are the gateway's own (ids echoed byte-for-byte, batches answered in order).
+ * A plain JSON-RPC 2.0 HTTP endpoint in front of an EIP-1193 requester: what a local node (geth --dev, hardhat node,
+ * anvil) serves, answering framing errors and unknown methods in geth's words.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { answer, type CallContext, type RpcBackend } from '../rpc/answer.js';
-import { errorObject, parseBody, serializeResponse, type RpcOutcome } from '../rpc/jsonrpc.js';
 import { EvmRpcError } from './evm.js';
+import { INTERNAL_ERROR, methodNotFound, parseRpcBody, response, type RpcError } from './jsonrpc.js';
 import type { EvmRequester } from './ledger/view.js';
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 const MAX_BATCH = 1_000;
+/** EDR's code for a method it does not implement; geth answers those -32601. */
+const EDR_UNSUPPORTED_METHOD = -32004;
 
-function backendFor(evm: EvmRequester): RpcBackend {
-  return {
-    async handle(calls) {
-      const outcomes: RpcOutcome[] = [];
-      // In order, one at a time: a batch of dependent calls (send, then read the receipt) must see each other's effects.
-      for (const call of calls) {
-        try {
-          outcomes.push({ result: await evm.request({ method: call.method, params: call.params as unknown[] }) });
-        } catch (err) {
-          outcomes.push({
-            error:
-              err instanceof EvmRpcError
-                ? { code: err.code, message: err.message, ...(err.data === undefined ? {} : { data: err.data }) }
-                : errorObject('INTERNAL'),
-          });
-        }
-      }
-      return outcomes;
-    },
-  };
+async function call(evm: EvmRequester, method: string, params: unknown[]): Promise<{ result: unknown } | { error: RpcError }> {
+  try {
+    return { result: await evm.request({ method, params }) };
+  } catch (err) {
+    if (!(err instanceof EvmRpcError)) return { error: INTERNAL_ERROR };
+    if (err.code === EDR_UNSUPPORTED_METHOD) return { error: methodNotFound(method) };
+    return { error: { code: err.code, message: err.message, ...(err.data === undefined ? {} : { data: err.data }) } };
+  }
+}
+
+/** The answer to a body, or undefined when it held only notifications. */
+async function answer(evm: EvmRequester, text: string): Promise<string | undefined> {
+  const body = parseRpcBody(text, MAX_BATCH);
+  if ('error' in body) return response('null', { error: body.error });
+  const parts: string[] = [];
+  // In order, one at a time: a batch of dependent calls (send, then read the receipt) must see each other's effects.
+  for (const m of body.messages) {
+    if (m.kind === 'invalid') parts.push(response(m.id, { error: m.error }));
+    else {
+      const outcome = await call(evm, m.method, m.params);
+      if (m.kind === 'call') parts.push(response(m.id, outcome));
+    }
+  }
+  if (parts.length === 0) return undefined;
+  return body.batch ? `[${parts.join(',')}]` : parts[0];
 }
 
 function readBody(req: http.IncomingMessage): Promise<string | undefined> {
@@ -54,25 +60,21 @@ export interface RpcHttpServer {
 }
 
 export async function serveJsonRpc(evm: EvmRequester, opts: { host?: string; port?: number } = {}): Promise<RpcHttpServer> {
-  const backend = backendFor(evm);
-  // The devnet backend reads nothing from the gateway's per-request context.
-  const ctx = { requestId: 'sandbox' } as CallContext;
   const server = http.createServer(async (req, res) => {
-    const send = (status: number, body: string) => {
-      res.writeHead(status, { 'content-type': 'application/json' }).end(body);
-    };
+    // geth answers transport errors as plain text with the HTTP status.
+    const sendText = (status: number, text: string) => res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' }).end(text);
     if (req.method !== 'POST') {
       res.setHeader('allow', 'POST');
-      return send(405, serializeResponse('null', { error: errorObject('METHOD_NOT_ALLOWED') }));
+      return sendText(405, 'method not allowed');
     }
     try {
       const text = await readBody(req);
-      if (text === undefined) return send(413, serializeResponse('null', { error: errorObject('BODY_TOO_LARGE') }));
-      const body = await answer(parseBody(text, MAX_BATCH), backend, ctx);
+      if (text === undefined) return sendText(413, `content length too large (limit ${MAX_BODY_BYTES})`);
+      const body = await answer(evm, text);
       if (body === undefined) res.writeHead(204).end();
-      else send(200, body);
+      else res.writeHead(200, { 'content-type': 'application/json' }).end(body);
     } catch {
-      send(500, serializeResponse('null', { error: errorObject('INTERNAL') }));
+      res.writeHead(500, { 'content-type': 'application/json' }).end(response('null', { error: INTERNAL_ERROR }));
     }
   });
   server.keepAliveTimeout = 5_000;

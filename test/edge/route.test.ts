@@ -82,6 +82,16 @@ describe('host routing', () => {
     expect(resolveError('localhost', '/rpc').message).to.contain('/hedera-testnet/rpc');
   });
 
+  it('names a mistyped network and suggests the closest ones (mainnet has no suffix)', () => {
+    const typo = resolveError('localhost', '/etherium-sepolia/rpc');
+    expect(typo.http).to.equal(404);
+    expect(typo.message).to.contain('no network "etherium-sepolia"; did you mean ethereum-sepolia?');
+    expect(resolveError('localhost', '/ethereum-mainnet/rpc').message).to.contain('did you mean ethereum?');
+    expect(resolveError('hedera-testnett.localhost', '/rpc').message).to.contain('did you mean hedera-testnet');
+    // A key put where the network goes is never named back.
+    expect(resolveError('localhost', '/pk_prod_secret123456/rpc').message).not.to.contain('pk_prod');
+  });
+
   it('says which APIs a network offers when asked for one it does not', () => {
     const err = resolveError('ethereum-sepolia.localhost', '/api/v1/blocks');
     expect(err.http).to.equal(404);

@@ -7,18 +7,20 @@ import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import WebSocket, { WebSocketServer } from 'ws';
+import { defaultPlans } from '../../src/config/catalogue.js';
 import { createGraphqlProxy } from '../../src/graphql/proxy.js';
 import { registry } from '../../src/metrics.js';
 import { LedgerChain } from '../../src/sandbox/ledger/chain.js';
 import { startLedgerGraphql } from '../../src/sandbox/graphql/ledger.js';
 import type { StandIn } from '../../src/sandbox/graphql/server.js';
-import { startTestEdge, type TestEdge } from '../rest/harness.js';
+import { startTestEdge, type TestEdge } from '../support/edge.js';
 import { legacyClient, modernClient, postGraphql } from './clients.js';
 
 const LATEST = '{ transaction(limit: 1, order_by: {consensus_timestamp: desc}) { consensus_timestamp } }';
 const LATEST_SUB = `subscription ${LATEST}`;
-const FREE = 'pk_test_freekey1234567';
-const PREMIUM = 'pk_test_premiumkey12345';
+let FREE = '';
+let PREMIUM = '';
+let PREMIUM_ID = '';
 
 let validStart = 1_700_000_000;
 /** Records a FILECREATE in a closed block, so it is visible when this resolves. */
@@ -57,8 +59,7 @@ describe('GraphQL proxy (standalone edge, real ledger stand-in)', () => {
 
     const graphql = createGraphqlProxy({
       timeoutMs: 2_000,
-      revocationCheckMs: 50,
-      verify: { verify: (raw) => edge.verifier.verify(raw) },
+      maxPayloadBytes: 1024 * 1024,
       upstreams: async (network) => ({
         rpc: [],
         graphqlUrl: network.networkName === 'mainnet' ? down : network.networkName === 'previewnet' ? recorder.url : gql.url,
@@ -66,14 +67,20 @@ describe('GraphQL proxy (standalone edge, real ledger stand-in)', () => {
     });
     edge = await startTestEdge(
       { graphql, 'beta-graphql': graphql },
-      { overrides: { chains: { hedera: { kind: 'ledger', displayName: 'Hedera', networks: {
-        mainnet: { chainId: 295, apis: ['rpc', 'graphql'] },
-        testnet: { chainId: 296, apis: ['rpc', 'graphql'] },
-        previewnet: { chainId: 297, apis: ['rpc', 'graphql'] },
-      } } } } },
+      { overrides: {
+        // Revocation closes open sockets within this bound.
+        keys: { cacheTtlMs: 50 },
+        // The free plan's guards, without its per-second budget getting in the way of a suite that sends many requests.
+        plans: { ...defaultPlans(), free: { ...defaultPlans().free, requestsPerSecond: 10_000 } },
+        chains: { hedera: { kind: 'ledger', displayName: 'Hedera', networks: {
+          mainnet: { chainId: 295, apis: ['rpc', 'graphql'] },
+          testnet: { chainId: 296, apis: ['rpc', 'graphql'] },
+          previewnet: { chainId: 297, apis: ['rpc', 'graphql'] },
+        } } },
+      } },
     );
-    edge.addKey(FREE, 'free');
-    edge.addKey(PREMIUM, 'premium');
+    FREE = (await edge.addKey('free')).raw;
+    ({ raw: PREMIUM, id: PREMIUM_ID } = await edge.addKey('premium'));
     url = `${edge.url}/hedera-testnet/v1/graphql`;
   });
   after(async () => {
@@ -135,17 +142,23 @@ describe('GraphQL proxy (standalone edge, real ledger stand-in)', () => {
     // Fragments count for what they select.
     const viaFragment = await postGraphql(url, { query: `${'query { ...F }'} fragment F on query_root { transaction { a { b { c { d { e { f } } } } } } }` }, { 'x-api-key': FREE });
     expect(viaFragment.body.errors[0].extensions.code).to.equal('QUERY_TOO_DEEP');
-    // Premium has no depth limit: the query reaches the upstream, which judges the fields.
+    // Premium has no depth limit of its own, so the server's bound (20) applies: depth 7 reaches the upstream, which
+    // judges the fields; depth 21 and a query over 64 KiB do not.
     const forwarded = await postGraphql(url, { query: deep }, { 'x-api-key': PREMIUM });
     expect(forwarded.status).to.equal(200);
     expect(forwarded.body.errors[0].message).to.contain('Cannot query field');
+    const deeper = `{ transaction ${'{ a '.repeat(20)}${'}'.repeat(20)} }`;
+    const tooDeep = await postGraphql(url, { query: deeper }, { 'x-api-key': PREMIUM });
+    expect(tooDeep.body.errors[0].message).to.contain('depth 21; your plan allows 20');
+    const huge = await postGraphql(url, { query: `${LATEST} ${'#'.repeat(70_000)}` }, { 'x-api-key': PREMIUM });
+    expect(huge.status).to.equal(413);
     const big = await postGraphql(url, { query: `${LATEST} ${'#'.repeat(9_000)}` }, { 'x-api-key': FREE });
     expect(big.status).to.equal(413);
     expect(big.body.errors[0].extensions.code).to.equal('QUERY_TOO_LARGE');
   });
 
   it('relays a graphql-transport-ws subscription with the key in connection_init, charging each subscribe', async () => {
-    const before = edge.charged.get(edge.keys.get(PREMIUM)!.id) ?? 0;
+    const before = edge.charged.get(PREMIUM_ID) ?? 0;
     const conn = modernClient(url, { 'x-api-key': PREMIUM });
     const events = conn.subscribe(LATEST_SUB);
     const first = await events.until(() => true);
@@ -153,7 +166,7 @@ describe('GraphQL proxy (standalone edge, real ledger stand-in)', () => {
     const newest = chain.transactions().at(-1)!.consensusTimestamp.replace('.', '');
     const next = await events.until((r) => r.data.transaction[0].consensus_timestamp === newest);
     expect(next.data.transaction[0].consensus_timestamp).not.to.equal(first.data.transaction[0].consensus_timestamp);
-    expect(edge.charged.get(edge.keys.get(PREMIUM)!.id)).to.equal(before + 1);
+    expect(edge.charged.get(PREMIUM_ID)).to.equal(before + 1);
     await conn.client.dispose();
   });
 
@@ -172,7 +185,7 @@ describe('GraphQL proxy (standalone edge, real ledger stand-in)', () => {
     await conn.subscribe(LATEST_SUB).until(() => true);
     const gauge = await registry.getSingleMetric('gateway_graphql_subscription_connections')!.get();
     expect(gauge.values.find((v) => v.labels.network === 'hedera-testnet')?.value).to.be.greaterThan(0);
-    expect(JSON.stringify(gauge)).not.to.contain('pk_test');
+    expect(JSON.stringify(gauge)).not.to.contain(PREMIUM);
     await conn.client.dispose();
   });
 
@@ -189,8 +202,7 @@ describe('GraphQL proxy (standalone edge, real ledger stand-in)', () => {
   });
 
   it('limits open connections per key to the plan (free: 2)', async () => {
-    const raw = 'pk_test_limitme1234567';
-    edge.addKey(raw, 'free');
+    const { raw } = await edge.addKey('free');
     const a = modernClient(url, { 'x-api-key': raw });
     const b = modernClient(url, { 'x-api-key': raw });
     await a.subscribe(LATEST_SUB).until(() => true);
@@ -203,24 +215,21 @@ describe('GraphQL proxy (standalone edge, real ledger stand-in)', () => {
   });
 
   it('closes open connections with 4403 once the key is revoked', async () => {
-    const raw = 'pk_test_revokeme123456';
-    edge.addKey(raw, 'premium');
+    const { raw, id } = await edge.addKey('premium');
     const conn = modernClient(url, { 'x-api-key': raw });
     await conn.subscribe(LATEST_SUB).until(() => true);
-    edge.keys.delete(raw);
+    await edge.revoke(id);
     expect(await conn.closed).to.deep.equal({ code: 4403, reason: 'Forbidden: API key revoked' });
   });
 
   it('closes idle connections but keeps those with a running subscription', async () => {
     const idleProxy = createGraphqlProxy({
       timeoutMs: 2_000,
-      revocationCheckMs: 60_000,
+      maxPayloadBytes: 1024 * 1024,
       idleTimeoutMs: 100,
-      verify: edge.verifier,
       upstreams: async () => ({ rpc: [], graphqlUrl: gql.url }),
     });
     const idleEdge = await startTestEdge({ graphql: idleProxy });
-    idleEdge.addKey(PREMIUM, 'premium');
     try {
       const idleUrl = `${idleEdge.url}/hedera-testnet/v1/graphql`;
       const idle = modernClient(idleUrl, { 'x-api-key': PREMIUM });

@@ -6,8 +6,8 @@ import { startGateway, type Gateway } from '../../src/app.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { KeyStore } from '../../src/keys/store.js';
 import { sharedMemoryStore } from '../support/keyStores.js';
+import { needTool, TOOLS } from '../support/services.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 describe('key page in a real browser (Chromium)', () => {
@@ -15,11 +15,12 @@ describe('key page in a real browser (Chromium)', () => {
   let gateway: Gateway;
   let browser: Browser;
 
-  before(async () => {
+  before(async function () {
+    const chromiumPath = needTool(this, TOOLS.chromium);
     store = await sharedMemoryStore();
     const config = loadConfig({ env: {}, overrides: { server: { port: 0 }, keys: { dataDir: 'memory://', demoKey: false }, log: { level: 'silent' } } });
     gateway = await startGateway(config, { keyStore: store });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    browser = await chromium.launch({ executablePath: chromiumPath, args: ARGS });
   });
   after(async () => {
     await browser?.close();

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monthOf } from '../../src/limits/calendar.js';
 import { openKeyStore } from '../../src/keys/store.js';
-import { keyConfig } from '../support/keyStores.js';
+import { keyConfig, monthDelta } from '../support/keyStores.js';
 
 const CLI = join(import.meta.dirname, '../../src/keys/cli.ts');
 
@@ -60,7 +60,7 @@ describe('keys CLI (child process, embedded store in a temp dir)', () => {
 
   it("reports this month's usage against the plan's quota", async () => {
     const store = await openKeyStore(keyConfig({ dataDir }));
-    await store.addUsage([{ keyId: id, month: monthOf(Date.now()), count: 1234 }]);
+    await store.addUsage([monthDelta(id, monthOf(Date.now()), 1234)]);
     await store.close();
     const res = await keys('usage', id);
     expect(res.code, res.err).to.equal(0);

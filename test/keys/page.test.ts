@@ -2,35 +2,15 @@ import { expect } from 'chai';
 import { hashKey } from '../../src/keys/format.js';
 import { createKeysPage } from '../../src/keys/page.js';
 import type { KeyStore } from '../../src/keys/store.js';
-import { serveHandler } from './pageServer.js';
+import { MIRROR, openForm, pageOptions, post, serveHandler } from './pageServer.js';
 import { sharedMemoryStore } from '../support/keyStores.js';
-
-const MIRROR = { mainnet: 'http://localhost:8080/hedera/api/v1', testnet: 'http://localhost:8080/hedera-testnet/api/v1' };
-
-/** What a browser sends back from the form: its hidden token, and the cookie the GET set. */
-async function openForm(base: string, query = '?name=my-dapp&network=testnet') {
-  const res = await fetch(`${base}/keys/new${query}`);
-  const html = await res.text();
-  const csrf = /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
-  const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0];
-  return { res, html, csrf, cookie };
-}
-
-function post(base: string, fields: Record<string, string>, headers: Record<string, string> = {}) {
-  return fetch(`${base}/keys/new`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
-    body: new URLSearchParams(fields).toString(),
-    redirect: 'manual',
-  });
-}
 
 describe('key-creation page over HTTP', () => {
   let store: KeyStore;
   let server: Awaited<ReturnType<typeof serveHandler>>;
   before(async () => {
     store = await sharedMemoryStore();
-    server = await serveHandler(createKeysPage({ store, appUrl: 'http://app.localhost:8080', mirrorUrlFor: (n) => MIRROR[n] }));
+    server = await serveHandler(createKeysPage(pageOptions(store)));
   });
   after(async () => {
     await server?.close();
@@ -70,7 +50,10 @@ describe('key-creation page over HTTP', () => {
     const html = await res.text();
     const key = /HGRAPH_API_KEY=(pk_prod_[A-Za-z0-9_-]+)/.exec(html)?.[1];
     expect(key, 'key in the snippet').to.be.a('string');
-    expect(html).to.include(`HEDERA_MIRROR_URL=${MIRROR.testnet}\nHGRAPH_API_KEY=${key}`);
+    expect(html).to.include(`HEDERA_MIRROR_URL=${MIRROR.testnet}\nHGRAPH_API_KEY=${key}\nHEDERA_RPC_URL=http://localhost:8080/hedera-testnet/rpc`);
+    // What the free key includes, the ledger relay's plans among it.
+    expect(html).to.include('A free key includes 10 requests per second and 100,000 a month');
+    expect(html).to.include('The Hedera JSON-RPC relay is included in the Developer, Startup, Premium and Enterprise plans.');
     expect(html).to.include('id="copy"');
     const stored = await store.findByHash(hashKey(key!));
     expect(stored).to.include({ plan: 'free', network: 'testnet', name: 'my-dapp', accountName: 'my-dapp', revokedAt: null });

@@ -1,46 +1,48 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { GatewayError, isGatewayError } from '../../src/errors.js';
-import type { ApiContext, ApiHandler } from '../../src/edge/types.js';
+import type { ApiHandler } from '../../src/edge/types.js';
+import { loadConfig } from '../../src/config/load.js';
+import { CreationBudget } from '../../src/keys/creationBudget.js';
+import { describeFreePlan } from '../../src/keys/freePlan.js';
+import type { KeysPageOptions } from '../../src/keys/page.js';
+import type { KeyStore } from '../../src/keys/store.js';
+import { startTestEdge } from '../support/edge.js';
 
-/**
- * Serves one API handler on loopback the way the edge does for the app host: the path is the API path, errors
- * thrown by `handle` are rendered by the handler's `renderError`, bodies are capped.
- */
-export async function serveHandler(handler: ApiHandler, bodyLimit = 64 * 1024): Promise<{ url: string; close(): Promise<void> }> {
-  const server = http.createServer((req, res) => {
-    const url = req.url ?? '/';
-    const ctx: ApiContext = {
-      req,
-      res,
-      route: { api: 'keys', apiPath: url, publicPrefix: '' },
-      requestId: 'test',
-      admit: () => Promise.reject(new GatewayError('KEY_MISSING')),
-      identify: () => Promise.resolve(undefined),
-      readBody: () => readCapped(req, bodyLimit),
-      annotate: () => {},
-    };
-    handler.handle(ctx).catch((err) => handler.renderError(isGatewayError(err) ? err : new GatewayError('INTERNAL'), ctx));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+export const MIRROR = { mainnet: 'http://localhost:8080/hedera/api/v1', testnet: 'http://localhost:8080/hedera-testnet/api/v1' };
+
+/** The page as the gateway builds it, with creation budgets that a suite does not reach unless it means to. */
+export function pageOptions(store: KeyStore, more: Partial<KeysPageOptions> = {}): KeysPageOptions {
   return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    store,
+    appUrl: 'http://app.localhost:8080',
+    mirrorUrlFor: (n) => MIRROR[n],
+    rpcUrlFor: (n) => MIRROR[n].replace('/api/v1', '/rpc'),
+    freePlan: describeFreePlan(loadConfig({ env: {} })),
+    selfService: 'open',
+    budget: new CreationBudget({ windowMs: 3_600_000, perClient: 1_000, perWindow: 1_000 }),
+    ...more,
   };
 }
 
-async function readCapped(req: http.IncomingMessage, limit: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw new GatewayError('BODY_TOO_LARGE');
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+/** What a browser sends back from the form: its hidden token, and the cookie the GET set. */
+export async function openForm(base: string, query = '?name=my-dapp&network=testnet') {
+  const res = await fetch(`${base}/keys/new${query}`);
+  const html = await res.text();
+  const csrf = /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
+  const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0];
+  return { res, html, csrf, cookie };
+}
+
+export function post(base: string, fields: Record<string, string>, headers: Record<string, string> = {}) {
+  return fetch(`${base}/keys/new`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(fields).toString(),
+    redirect: 'manual',
+  });
+}
+
+
+/** Serves the key page behind the real edge on loopback, with the request body capped at `bodyLimit`. */
+export async function serveHandler(handler: ApiHandler, bodyLimit = 64 * 1024): Promise<{ url: string; close(): Promise<void> }> {
+  const edge = await startTestEdge({ keys: handler }, { overrides: { server: { bodyLimitBytes: bodyLimit } } });
+  return { url: edge.url, close: () => edge.close() };
 }

@@ -19,6 +19,8 @@ export const BLOCKS: any[] = example('blocks__no-params').blocks; // 19, 18, 17,
 export const RESULTS: any[] = example('contracts_results__no-params').results;
 export const RESULT_DETAILS: any = example('contracts_results_id__transactionid-or-hash');
 export const FEES: any = example('network_fees__order');
+/** Contract 0.0.8001: the payer (`from`, long-zero 0x…1f41) of the contract result examples. */
+export const CONTRACT: any = example('contracts_id__contract-bytecode');
 /** Block whose transactions are the example contract results, served over two pages. */
 export const BUSY_BLOCK = 19;
 
@@ -31,8 +33,25 @@ export interface FixtureMirror {
   close(): Promise<void>;
 }
 
-function route(path: string): { status: number; body: unknown } {
+/**
+ * A contract result's monetary fields in weibar, as a mirror node from v0.154 answers `hbar=false`; written as JSON
+ * text by the caller, so an amount past 2^53 goes out exact (a bigint, turned into a bare number below).
+ */
+function inWeibar(r: any): any {
+  const hex = (v: string | null) => (v && v !== '0x' ? `0x${(BigInt(v) * 10n ** 10n).toString(16)}` : v);
+  return { ...r, amount: BigInt(r.amount ?? 0) * 10n ** 10n, gas_price: hex(r.gas_price), max_fee_per_gas: hex(r.max_fee_per_gas), max_priority_fee_per_gas: hex(r.max_priority_fee_per_gas) };
+}
+
+function route(path: string, current: boolean): { status: number; body: unknown } {
   const [pathname, query = ''] = path.split('?');
+  if (/(^|&)hbar=false(&|$)/.test(query) && current) {
+    const { status, body } = route(path.replace(/[?&]hbar=false/, ''), current) as { status: number; body: any };
+    if (status !== 200 || !pathname.startsWith('/api/v1/contracts/results')) return { status, body };
+    return { status, body: Array.isArray(body.results) ? { ...body, results: body.results.map(inWeibar) } : inWeibar(body) };
+  }
+  // The examples are v0.145's, which predates the hbar parameter and, like every mirror node, refuses a parameter it
+  // does not know.
+  if (/(^|&)hbar=/.test(query)) return { status: 400, body: { _status: { messages: [{ message: 'Unknown query parameter: hbar' }] } } };
   if (pathname === '/api/v1/blocks' && query === 'limit=1&order=desc') return { status: 200, body: { blocks: [BLOCKS[0]], links: { next: null } } };
   if (pathname === '/api/v1/blocks' && query === 'limit=1&order=asc') return { status: 200, body: { blocks: [BLOCKS.at(-1)], links: { next: null } } };
   const blockId = /^\/api\/v1\/blocks\/(.+)$/.exec(pathname)?.[1];
@@ -47,19 +66,27 @@ function route(path: string): { status: number; body: unknown } {
     return { status: 200, body: { results: RESULTS.slice(0, 2), links: { next: `${path}&page=2` } } };
   }
   if (pathname === '/api/v1/network/fees') return { status: 200, body: FEES };
+  const contractId = /^\/api\/v1\/contracts\/([^/]+)$/.exec(pathname)?.[1]?.toLowerCase();
+  if (contractId !== undefined && contractId !== 'results') {
+    const num = Number(CONTRACT.contract_id.split('.')[2]);
+    const names = [CONTRACT.contract_id, String(num), `0x${num.toString(16).padStart(40, '0')}`, CONTRACT.evm_address];
+    if (names.includes(contractId)) return { status: 200, body: CONTRACT };
+  }
   const resultId = /^\/api\/v1\/contracts\/results\/(0x[0-9a-f]{64})$/.exec(pathname)?.[1];
   if (resultId === RESULT_DETAILS.hash) return { status: 200, body: RESULT_DETAILS };
   return { status: 404, body: { _status: { messages: [{ message: 'Not found' }] } } };
 }
 
-export async function startFixtureMirror(): Promise<FixtureMirror> {
+/** `current`: answer `hbar=false` as a mirror node from v0.154 does; otherwise refuse it as v0.145 did. */
+export async function startFixtureMirror(opts: { current?: boolean } = {}): Promise<FixtureMirror> {
   const paths: string[] = [];
   let held: Array<() => void> | undefined;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     paths.push(req.url ?? '');
     const answer = () => {
-      const { status, body } = route(req.url ?? '');
-      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      const { status, body } = route(req.url ?? '', opts.current ?? false);
+      const text = JSON.stringify(body, (_k, v) => (typeof v === 'bigint' ? `#big#${v}` : v)).replace(/"#big#(\d+)"/g, '$1');
+      res.writeHead(status, { 'content-type': 'application/json' }).end(text);
     };
     if (held) held.push(answer);
     else answer();

@@ -1,6 +1,6 @@
 /** Building a relay for tests and calling it the way the edge does. */
 import type { Config, LedgerConfig } from '../../src/config/schema.js';
-import { createLedgerRelay, type LedgerRelay } from '../../src/ledger/relay.js';
+import { createLedgerRelay, type LedgerRelay } from '../../src/relay/ledgerRelay.js';
 import type { CallContext } from '../../src/rpc/answer.js';
 import type { RpcOutcome } from '../../src/rpc/jsonrpc.js';
 
@@ -22,9 +22,10 @@ export function testRelay(chainId: number, ledger: Partial<LedgerConfig> & { mir
 
 const ctx = { requestId: 'test' } as CallContext;
 
+/** The outcome as the client reads it: JSON (a final answer the relay keeps as text is parsed back). */
 export async function call(relay: LedgerRelay, method: string, params: unknown = []): Promise<RpcOutcome> {
   const [outcome] = await relay.handle([{ id: '1', method, params }], ctx);
-  return outcome;
+  return JSON.parse(JSON.stringify(outcome));
 }
 
 /** The result of a call that must succeed. */

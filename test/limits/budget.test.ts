@@ -4,7 +4,7 @@ import { rateLimitHeaders, refusalError } from '../../src/limits/headers.js';
 import { createLimiter } from '../../src/limits/index.js';
 import { limitRefusals } from '../../src/limits/metrics.js';
 import type { Limiter } from '../../src/limits/types.js';
-import { limitsConfig, ManualClock, MapUsageStore, testKey } from './support.js';
+import { LEDGER_WRITES, limitsConfig, ManualClock, MapUsageStore, testKey } from './support.js';
 
 const START = Date.UTC(2026, 10, 15, 12, 0, 0);
 
@@ -95,14 +95,17 @@ describe('limits: the per-key budget (in memory, injected clock)', () => {
 
   it('gives transaction submissions their own budget, except for keys approved for heavy writes', async () => {
     const key = testKey('developer');
-    expect((await limiter.chargeWrite(key)).allowed).to.equal(true);
-    expect((await limiter.chargeWrite(key)).allowed).to.equal(true);
-    const refused = await limiter.chargeWrite(key);
+    expect((await limiter.chargeWrite(key, LEDGER_WRITES)).allowed).to.equal(true);
+    expect((await limiter.chargeWrite(key, LEDGER_WRITES)).allowed).to.equal(true);
+    const refused = await limiter.chargeWrite(key, LEDGER_WRITES);
     expect(refused).to.include({ allowed: false, reason: 'writes', limit: 2 });
+    // Another scope (an EVM network's own budget) is a budget of its own.
+    expect((await limiter.chargeWrite(key, { scope: 'ethereum-sepolia', perSecond: 1 })).allowed).to.equal(true);
+    expect((await limiter.chargeWrite(key, { scope: 'ethereum-sepolia', perSecond: 1 })).allowed).to.equal(false);
     // Reads are unaffected by the write budget.
     expect((await limiter.charge(key, 1)).allowed).to.equal(true);
     const heavy = testKey('developer', { heavyWrites: true });
-    for (let i = 0; i < 20; i++) expect((await limiter.chargeWrite(heavy)).allowed).to.equal(true);
+    for (let i = 0; i < 20; i++) expect((await limiter.chargeWrite(heavy, LEDGER_WRITES)).allowed).to.equal(true);
   });
 
   it('counts refusals by reason', async () => {
@@ -110,9 +113,9 @@ describe('limits: the per-key budget (in memory, injected clock)', () => {
     const key = testKey('free', { rps: 1 });
     await limiter.charge(key, 1);
     await limiter.charge(key, 1);
-    await limiter.chargeWrite(key);
-    await limiter.chargeWrite(key);
-    await limiter.chargeWrite(key);
+    await limiter.chargeWrite(key, LEDGER_WRITES);
+    await limiter.chargeWrite(key, LEDGER_WRITES);
+    await limiter.chargeWrite(key, LEDGER_WRITES);
     expect(await refusals('rate')).to.equal(before.rate + 1);
     expect(await refusals('writes')).to.equal(before.writes + 1);
   });

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
-import { defaultPlans } from '../../src/config/catalogue.js';
+import { defaultChains, defaultPlans } from '../../src/config/catalogue.js';
 import type { ConfigInput } from '../../src/config/schema.js';
 import { createLimiter } from '../../src/limits/index.js';
 import type { Limiter } from '../../src/limits/types.js';
 import { rpc, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { postgresStoreForSuite } from '../support/keyStores.js';
-import { needService, REDIS_URL } from '../support/services.js';
+import { needService, needTool, REDIS_URL, TOOLS } from '../support/services.js';
 import { eventually, limitsConfig, ManualClock, MapUsageStore, RedisChild } from './support.js';
 
 const NOV_30_LATE = Date.UTC(2026, 10, 30, 23, 59, 50);
@@ -51,7 +51,9 @@ describe('limits through the gateway', () => {
     before(async () => {
       clock = new ManualClock(Date.UTC(2026, 10, 15, 12, 0, 0));
       limiter = await createLimiter({ limits: limitsConfig({ writesPerSecond: 2 }), usage: new MapUsageStore(), now: clock.now });
-      gw = await start({ plans: plansWith(8) }, { limiter });
+      const chains = defaultChains();
+      chains.ethereum.networks.sepolia.writesPerSecond = 2;
+      gw = await start({ plans: plansWith(8), chains }, { limiter });
     });
     after(async () => {
       await gw?.close();
@@ -106,19 +108,16 @@ describe('limits through the gateway', () => {
       await rpc(`${gw.gw.url}/ethereum/rpc`, batch, { 'x-api-key': key });
       const refused = await rpc(`${gw.gw.url}/ethereum/rpc`, batch, { 'x-api-key': key });
       expect(refused.status).to.equal(429);
-      expect(refused.json.map((r: { id: number; error: { code: number } }) => [r.id, r.error.code])).to.deep.equal([
-        [1, -32005],
-        [2, -32005],
-        [3, -32005],
-      ]);
+      // One error for the refused batch, not one per member: a refusal costs no more to send than the request did.
+      expect(refused.json).to.deep.include({ id: null });
+      expect(refused.json.error.code).to.equal(-32005);
     });
 
-    it('gives eth_sendRawTransaction its own budget unless the key is approved for heavy writes', async () => {
-      clock.advance(1_000);
-      const send = (key: string, id: number) =>
-        rpc(`${gw.gw.url}/ethereum/rpc`, { jsonrpc: '2.0', id, method: 'eth_sendRawTransaction', params: ['0x00'] }, { 'x-api-key': key });
-      const { key } = await gw.newKey('developer', []);
-      const answers = [await send(key, 1), await send(key, 2), await send(key, 3)];
+    const send = (network: string, key: string, id: number) =>
+      rpc(`${gw.gw.url}/${network}/rpc`, { jsonrpc: '2.0', id, method: 'eth_sendRawTransaction', params: ['0x00'] }, { 'x-api-key': key });
+    const threeSends = async (network: string, key: string) => [await send(network, key, 1), await send(network, key, 2), await send(network, key, 3)];
+
+    function expectThirdRefused(answers: Awaited<ReturnType<typeof threeSends>>) {
       // Two reach the node (which rejects the junk transaction); the third is refused by the write budget.
       expect(answers.slice(0, 2).map((a) => a.json.error?.code)).not.to.include(-32005);
       expect(answers[2].status).to.equal(429);
@@ -127,11 +126,31 @@ describe('limits through the gateway', () => {
       expect(answers[2].json.error.message).to.match(/transaction submissions/);
       expectLimitHeaders(answers[2].headers);
       expect(answers[2].headers.get('retry-after')).to.match(/^\d+$/);
+    }
+
+    it('gives the ledger relay\'s eth_sendRawTransaction its own budget unless the key is approved for heavy writes', async () => {
+      clock.advance(1_000);
+      const { key } = await gw.newKey('developer', []);
+      expectThirdRefused(await threeSends('hedera-testnet', key));
 
       const heavy = await gw.newKey('developer', ['heavy_writes']);
       clock.advance(1_000);
-      const heavyAnswers = [await send(heavy.key, 1), await send(heavy.key, 2), await send(heavy.key, 3)];
-      expect(heavyAnswers.map((a) => a.json.error?.code)).not.to.include(-32005);
+      expect((await threeSends('hedera-testnet', heavy.key)).map((a) => a.json.error?.code)).not.to.include(-32005);
+    });
+
+    it('charges an EVM write like any request, unless the operator gave the network a write budget', async () => {
+      clock.advance(1_000);
+      const { key } = await gw.newKey('developer', []);
+      // ethereum (mainnet) has no write budget: the third send within the second reaches the node like the others.
+      const free = await threeSends('ethereum', key);
+      expect(free.map((a) => [a.status, a.json.error?.code === -32005])).to.deep.equal([
+        [200, false],
+        [200, false],
+        [200, false],
+      ]);
+      // ethereum-sepolia is configured with writesPerSecond: 2, a budget of its own.
+      clock.advance(1_000);
+      expectThirdRefused(await threeSends('ethereum-sepolia', key));
     });
   });
 
@@ -166,7 +185,8 @@ describe('limits through the gateway', () => {
           const ask = (key: string) => rpc(`${gw.gw.url}/hedera-testnet/rpc`, { jsonrpc: '2.0', id: 7, method: 'eth_chainId' }, { 'x-api-key': key });
           const free = await ask((await gw.newKey('free', [])).key);
           expect(free.status).to.equal(403);
-          expect(free.json).to.deep.include({ id: 7 });
+          // Refused before the body is read, so with JSON-RPC's null id.
+          expect(free.json).to.deep.include({ id: null });
           expect(free.json.error.code).to.equal(-32003);
           expect(free.json.error.message).to.include(phase === 'beta' ? 'relay_beta' : 'Developer, Startup, Premium and Enterprise');
           const allowed = phase === 'beta' ? await gw.newKey('free', ['relay_beta']) : await gw.newKey('developer', []);
@@ -182,7 +202,8 @@ describe('limits through the gateway', () => {
 
   describe('Redis stopped mid-test (a private redis-server)', () => {
     let redis: RedisChild;
-    before(async () => {
+    before(async function () {
+      needTool(this, TOOLS.redisServer);
       redis = await RedisChild.start();
     });
     after(() => redis?.down());

@@ -3,7 +3,8 @@ import { Redis } from 'ioredis';
 import { createLimiter } from '../../src/limits/index.js';
 import type { Limiter } from '../../src/limits/types.js';
 import { needService, REDIS_URL } from '../support/services.js';
-import { limitsConfig, ManualClock, MapUsageStore, testKey } from './support.js';
+import { monthDelta } from '../support/keyStores.js';
+import { LEDGER_WRITES, limitsConfig, ManualClock, MapUsageStore, testKey } from './support.js';
 
 const START = Date.UTC(2026, 10, 15, 12, 0, 0);
 
@@ -59,7 +60,7 @@ describe('limits: the Redis backend (real Redis)', () => {
     const clock = new ManualClock(START);
     const usage = new MapUsageStore();
     const key = testKey('free', { quota: 100 });
-    await usage.addUsage([{ keyId: key.id, month: '2026-11', count: 96 }]);
+    await usage.addUsage([monthDelta(key.id, '2026-11', 96)]);
     const [a, b] = [await open(clock, usage), await open(clock, usage)];
     expect((await a.charge(key, 3)).allowed).to.equal(true);
     expect((await b.charge(key, 1)).allowed).to.equal(true);
@@ -87,7 +88,7 @@ describe('limits: the Redis backend (real Redis)', () => {
     const clock = new ManualClock(START);
     const [a, b] = [await open(clock), await open(clock)];
     const key = testKey('developer');
-    const decisions = [await a.chargeWrite(key), await b.chargeWrite(key), await a.chargeWrite(key)];
+    const decisions = [await a.chargeWrite(key, LEDGER_WRITES), await b.chargeWrite(key, LEDGER_WRITES), await a.chargeWrite(key, LEDGER_WRITES)];
     expect(decisions.map((d) => d.allowed)).to.deep.equal([true, true, false]);
     expect(decisions[2]).to.include({ reason: 'writes' });
     expect(await a.ping()).to.equal(true);

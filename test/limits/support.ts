@@ -5,10 +5,14 @@ import { once } from 'node:events';
 import { defaultPlans } from '../../src/config/catalogue.js';
 import { configSchema, type Config } from '../../src/config/schema.js';
 import type { VerifiedKey } from '../../src/keys/types.js';
-import type { UsageStore } from '../../src/limits/types.js';
+import { monthOf } from '../../src/limits/calendar.js';
+import type { UsageDelta, UsageStore, WriteBudget } from '../../src/limits/types.js';
 import { reachable } from '../support/services.js';
 
 const PLANS = configSchema.parse({ chains: {}, plans: defaultPlans() }).plans;
+
+/** The ledger relay's submission budget as the gateway passes it, at two per second. */
+export const LEDGER_WRITES: WriteBudget = { scope: 'ledger', perSecond: 2 };
 
 /** The limits section after schema defaults, with overrides. */
 export function limitsConfig(overrides: Partial<Config['limits']> = {}): Config['limits'] {
@@ -44,8 +48,12 @@ export class ManualClock {
 /** Usage kept in a Map: for tests that are about the algorithm, not persistence. */
 export class MapUsageStore implements UsageStore {
   readonly rows = new Map<string, number>();
-  async addUsage(deltas: Array<{ keyId: string; month: string; count: number }>): Promise<void> {
-    for (const d of deltas) this.rows.set(`${d.keyId} ${d.month}`, (this.rows.get(`${d.keyId} ${d.month}`) ?? 0) + d.count);
+  async addUsage(deltas: UsageDelta[]): Promise<void> {
+    for (const d of deltas) {
+      if (d.outcome !== 'ok') continue;
+      const at = `${d.keyId} ${monthOf(d.hour)}`;
+      this.rows.set(at, (this.rows.get(at) ?? 0) + d.count);
+    }
   }
   async usage(keyId: string, month: string): Promise<number> {
     return this.rows.get(`${keyId} ${month}`) ?? 0;

@@ -88,7 +88,7 @@ describe('MCP endpoint through the gateway (sandbox upstreams)', () => {
     for (const path of ['/api/v1/../../ethereum/rpc', '/api/v1/%2e%2e/%2e%2e/keys/new']) {
       const escaped = await callTool(client, 'ledger_rest_get', { ...HEDERA_TESTNET, path });
       expect(escaped.isError, path).to.equal(true);
-      expect(textOf(escaped)).to.include('path must stay under /api/v1/');
+      expect(textOf(escaped)).to.include('The path must stay under /api/v1/');
     }
     const missing = await callTool(client, 'ledger_rest_get', { ...HEDERA_TESTNET, path: '/api/v1/accounts/0.0.999999999' });
     expect(missing.isError).to.equal(true);

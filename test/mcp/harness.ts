@@ -1,90 +1,47 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { loadConfig } from '../../src/config/load.js';
-import { readBody } from '../../src/edge/body.js';
-import { Router } from '../../src/edge/route.js';
-import type { ApiContext } from '../../src/edge/types.js';
-import { GatewayError, isGatewayError } from '../../src/errors.js';
-import { extractKey } from '../../src/keys/extract.js';
-import type { VerifiedKey } from '../../src/keys/types.js';
 import { createMcpHandler } from '../../src/mcp/handler.js';
+import { startTestEdge } from '../support/edge.js';
 
-export const GOOD_KEY = 'pk_test_harnessgoodkey0123456789';
 export const APP_URL = 'https://app.example.test';
 
 export interface Harness {
   url: string;
-  /** Requests charged so far, and the ones refused for budget. */
-  charged: number;
+  /** A free-plan key. */
+  key: string;
+  /** Requests charged to that key so far. */
+  readonly charged: number;
   close(): Promise<void>;
 }
 
 /**
- * The MCP handler alone behind a real HTTP server on loopback, with a minimal edge: the real router and key
- * extraction, one known key, and a budget of `budget` requests. For what does not need the gateway's other APIs.
+ * The MCP handler alone behind the real edge on loopback, with a free-plan key whose per-second budget (10) does not
+ * refill: the limiter's clock stands still. For what does not need the gateway's other APIs.
  */
-export async function startHarness(opts: { budget?: number; bodyLimitBytes?: number; allowedHosts?: string[] } = {}): Promise<Harness> {
-  const config = loadConfig({ env: {}, overrides: { sandbox: { enabled: true } } });
-  const router = new Router(config);
-  const key: VerifiedKey = { id: 'k1', accountId: 'a1', name: 'test', planName: 'free', plan: config.plans.free, network: 'testnet', relayBeta: false, heavyWrites: false };
+export async function startHarness(opts: { bodyLimitBytes?: number; allowedHosts?: string[] } = {}): Promise<Harness> {
   let url = '';
-  const handler = createMcpHandler({
-    router,
-    appUrl: APP_URL,
-    selfUrl: () => url,
-    allowedHosts: opts.allowedHosts ?? ['localhost', 'mcp.localhost'],
-    allowedOrigins: ['http://localhost:8080', APP_URL],
-    bodyLimitBytes: opts.bodyLimitBytes ?? 64 * 1024,
-  });
-  const state = { charged: 0 };
-  const server = http.createServer((req, res) => {
-    let ctx: ApiContext | undefined;
-    const run = async () => {
-      const route = router.resolve(req.headers.host, req.url ?? '/');
-      if (route.api !== 'mcp') throw new GatewayError('NOT_FOUND');
-      const identify = async () => {
-        const raw = extractKey(req.headers, route.pathKey);
-        if (raw === undefined) return undefined;
-        if (raw !== GOOD_KEY) throw new GatewayError('KEY_INVALID');
-        return { key, raw };
-      };
-      ctx = {
-        req,
-        res,
-        route,
-        requestId: 'r1',
-        identify,
-        async admit(cost = 1) {
-          const who = await identify();
-          if (!who) throw new GatewayError('KEY_MISSING');
-          if (state.charged + cost > (opts.budget ?? Infinity)) throw new GatewayError('RATE_LIMITED', undefined, undefined, { 'retry-after': '1' });
-          state.charged += cost;
-          return who.key;
-        },
-        readBody: () => readBody(req, 1024 * 1024),
-        annotate() {},
-      };
-      await handler.handle(ctx);
-    };
-    run().catch((err) => {
-      const error = isGatewayError(err) ? err : new GatewayError('INTERNAL');
-      if (!isGatewayError(err)) console.error(err);
-      if (ctx && !res.headersSent) handler.renderError(error, ctx);
-      else if (!res.headersSent) res.writeHead(error.http).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const frozen = Date.now();
+  const edge = await startTestEdge(
+    (router) => ({
+      mcp: createMcpHandler({
+        router,
+        appUrl: APP_URL,
+        selfUrl: () => url,
+        allowedHosts: opts.allowedHosts ?? ['localhost', 'mcp.localhost'],
+        allowedOrigins: ['http://localhost:8080', APP_URL],
+        bodyLimitBytes: opts.bodyLimitBytes ?? 64 * 1024,
+      }),
+    }),
+    { overrides: { sandbox: { enabled: true } }, now: () => frozen },
+  );
+  url = edge.url;
+  const { raw, id } = await edge.addKey('free');
   return {
     url,
+    key: raw,
     get charged() {
-      return state.charged;
+      return edge.charged.get(id) ?? 0;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => edge.close(),
   };
 }
 

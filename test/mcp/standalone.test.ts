@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { APP_URL, GOOD_KEY, mcpPost, postWithHost, startHarness, type Harness } from './harness.js';
+import { APP_URL, mcpPost, postWithHost, startHarness, type Harness } from './harness.js';
 import { callTool, connectClient, textOf } from './client.js';
 
 const TOOLS = ['get_api_key_link', 'list_chains', 'rpc_call', 'get_balance', 'get_transaction', 'get_block', 'ledger_rest_get', 'ledger_graphql'];
@@ -13,9 +13,9 @@ describe('MCP endpoint (handler alone)', () => {
   let keyed: Client;
 
   before(async () => {
-    h = await startHarness({ budget: 1000, bodyLimitBytes: 16 * 1024 });
+    h = await startHarness({ bodyLimitBytes: 16 * 1024 });
     anonymous = await connectClient(`${h.url}/mcp`);
-    keyed = await connectClient(`${h.url}/mcp`, GOOD_KEY);
+    keyed = await connectClient(`${h.url}/mcp`, h.key);
   });
   after(async () => {
     await anonymous?.close();
@@ -63,7 +63,24 @@ describe('MCP endpoint (handler alone)', () => {
       const result = await callTool(anonymous, name, args);
       expect(result.isError, name).to.equal(true);
       expect(textOf(result), name).to.include('API key missing').and.include(`${APP_URL}/keys/new`).and.include('get_api_key_link');
+      // Read as sentences: no ".:" seams, a capital after each full stop, a full stop at the end.
+      expect(textOf(result), name).to.not.include('.:');
+      expect(textOf(result), name).to.include('/v1/<key>/<api path>. This tool needs one.').and.match(/\.$/);
     }
+  });
+
+  it('words invalid arguments as sentences naming the argument, not as the schema library\'s report', async () => {
+    const result = await callTool(anonymous, 'get_api_key_link', { name: 'x', network: 'devnet' });
+    expect(result.isError).to.equal(true);
+    expect(textOf(result)).to.equal('The network argument is invalid: network must be "mainnet" or "testnet".');
+    const missing = await callTool(keyed, 'rpc_call', { chain: 'ethereum' });
+    expect(missing.isError).to.equal(true);
+    expect(textOf(missing)).to.match(/^The method argument is missing\.$/);
+  });
+
+  it('words tool errors as sentences', async () => {
+    const unknown = await callTool(keyed, 'rpc_call', { chain: 'ethereum', network: 'nope', method: 'eth_blockNumber' });
+    expect(textOf(unknown)).to.equal('Not found: ethereum has the networks mainnet, sepolia, hoodi.');
   });
 
   it('list_chains with a key lists chains, networks, chain ids and APIs', async () => {
@@ -101,7 +118,7 @@ describe('MCP endpoint (handler alone)', () => {
   });
 
   it('takes the key from the path form /v1/<key>/mcp', async () => {
-    const client = await connectClient(`${h.url}/v1/${GOOD_KEY}/mcp`);
+    const client = await connectClient(`${h.url}/v1/${h.key}/mcp`);
     try {
       expect((await callTool(client, 'list_chains')).isError).to.not.equal(true);
     } finally {
@@ -136,7 +153,7 @@ describe('MCP endpoint (handler alone)', () => {
 
   it('refuses a body over the limit with 413 and a GET with 405', async () => {
     const big = JSON.stringify({ ...LIST, params: { pad: 'x'.repeat(20 * 1024) } });
-    const res = await mcpPost(`${h.url}/mcp`, big, { 'x-api-key': GOOD_KEY });
+    const res = await mcpPost(`${h.url}/mcp`, big, { 'x-api-key': h.key });
     expect(res.status).to.equal(413);
     expect(res.json.error.message).to.include('at most 16384 bytes');
     const get = await fetch(`${h.url}/mcp`, { headers: { accept: 'text/event-stream' } });
@@ -148,16 +165,17 @@ describe('MCP endpoint (handler alone)', () => {
 
 describe('MCP endpoint budget', () => {
   it('charges each request with a key and answers 429 at the HTTP level when the budget is spent', async () => {
-    const h = await startHarness({ budget: 3 });
+    const h = await startHarness();
     try {
-      for (let i = 0; i < 3; i++) expect((await mcpPost(`${h.url}/mcp`, LIST, { 'x-api-key': GOOD_KEY })).status).to.equal(200);
-      const refused = await mcpPost(`${h.url}/mcp`, LIST, { 'x-api-key': GOOD_KEY });
+      // The free plan's budget is 10 per second; the harness's clock stands still.
+      for (let i = 0; i < 10; i++) expect((await mcpPost(`${h.url}/mcp`, LIST, { 'x-api-key': h.key })).status).to.equal(200);
+      const refused = await mcpPost(`${h.url}/mcp`, LIST, { 'x-api-key': h.key });
       expect(refused.status).to.equal(429);
       expect(refused.headers.get('retry-after')).to.equal('1');
       expect(refused.json.error.code).to.equal(-32005);
       // Without a key nothing is charged, and only get_api_key_link does anything.
       expect((await mcpPost(`${h.url}/mcp`, LIST)).status).to.equal(200);
-      expect(h.charged).to.equal(3);
+      expect(h.charged).to.equal(10);
     } finally {
       await h.close();
     }

@@ -1,6 +1,7 @@
 /**
- * The test contract (Greeter.sol): state, a payable call that emits an event, a revert. Its compiled form is kept in
- * Greeter.json because solc-js takes seconds to compile; regenerate it with `npx tsx test/methods/contract.ts`.
+ * The test contracts: Greeter.sol (state, a payable call that emits an event, a revert) and Caller.sol (a contract
+ * that calls another one, which may revert). Their compiled forms are kept in Greeter.json and Caller.json because
+ * solc-js takes seconds to compile; regenerate them with `npx tsx test/methods/contract.ts`.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -10,25 +11,33 @@ export interface Compiled {
   bytecode: string;
 }
 
-const SOURCE = fileURLToPath(new URL('./Greeter.sol', import.meta.url));
-const ARTIFACT = fileURLToPath(new URL('./Greeter.json', import.meta.url));
+const here = (file: string) => fileURLToPath(new URL(`./${file}`, import.meta.url));
 
 export function greeter(): Compiled {
-  return JSON.parse(readFileSync(ARTIFACT, 'utf8')) as Compiled;
+  return JSON.parse(readFileSync(here('Greeter.json'), 'utf8')) as Compiled;
 }
 
-async function compile(): Promise<void> {
+/** Inner and Outer, from Caller.sol. */
+export function callers(): Record<'Inner' | 'Outer', Compiled> {
+  return JSON.parse(readFileSync(here('Caller.json'), 'utf8'));
+}
+
+async function compile(file: string, names: string[]): Promise<Record<string, Compiled>> {
   const { default: solc } = await import('solc');
   const input = {
     language: 'Solidity',
-    sources: { 'Greeter.sol': { content: readFileSync(SOURCE, 'utf8') } },
+    sources: { [file]: { content: readFileSync(here(file), 'utf8') } },
     settings: { evmVersion: 'cancun', optimizer: { enabled: true, runs: 200 }, outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } },
   };
   const output = JSON.parse(solc.compile(JSON.stringify(input)));
   const errors = (output.errors ?? []).filter((e: any) => e.severity === 'error');
   if (errors.length) throw new Error(errors.map((e: any) => e.formattedMessage).join('\n'));
-  const c = output.contracts['Greeter.sol'].Greeter;
-  writeFileSync(ARTIFACT, `${JSON.stringify({ abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` }, null, 2)}\n`);
+  return Object.fromEntries(names.map((name) => [name, { abi: output.contracts[file][name].abi, bytecode: `0x${output.contracts[file][name].evm.bytecode.object}` }]));
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await compile();
+const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  writeFileSync(here('Greeter.json'), json((await compile('Greeter.sol', ['Greeter'])).Greeter));
+  writeFileSync(here('Caller.json'), json(await compile('Caller.sol', ['Inner', 'Outer'])));
+}

@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { Contract, ContractFactory, JsonRpcProvider, Transaction, Wallet, parseEther, type TransactionReceipt } from 'ethers';
 import { startLedgerSandbox } from '../../src/sandbox/index.js';
-import type { LedgerRelay } from '../../src/ledger/relay.js';
+import type { LedgerRelay } from '../../src/relay/ledgerRelay.js';
 import { validateRpcResult, hasRpcMethod } from '../support/openrpc.js';
 import { call, result, testRelay } from '../ledger/helpers.js';
 import { greeter } from './contract.js';

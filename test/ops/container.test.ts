@@ -49,14 +49,20 @@ describe('container: Dockerfile', () => {
   const stages = instructions.filter((i) => i.op === 'FROM');
   const finalStage = instructions.slice(instructions.lastIndexOf(stages[stages.length - 1]));
 
-  it('builds in several stages and installs production dependencies only, without install scripts', () => {
+  it('builds in several stages, never runs install scripts, and ships production dependencies only', () => {
     expect(stages.length).to.be.at.least(2);
     const installs = instructions.filter((i) => i.op === 'RUN' && /\bnpm (ci|install)\b/.test(i.args));
     expect(installs).to.have.length.greaterThan(0);
-    for (const i of installs) {
-      expect(i.args).to.match(/--omit=dev/);
-      expect(i.args).to.match(/--ignore-scripts/);
-    }
+    for (const i of installs) expect(i.args).to.match(/--ignore-scripts/);
+    // The compile stage may hold dev dependencies (the compiler); the node_modules the runtime copies must not.
+    const copied = finalStage.find((i) => i.op === 'COPY' && /node_modules/.test(i.args));
+    const from = /--from=(\S+)/.exec(copied?.args ?? '')?.[1];
+    expect(from, 'the runtime copies node_modules from a stage').to.be.a('string');
+    const stageStart = instructions.findIndex((i) => i.op === 'FROM' && new RegExp(`\\bAS ${from}$`, 'i').test(i.args));
+    const stageEnd = instructions.findIndex((i, n) => n > stageStart && i.op === 'FROM');
+    const stageInstalls = instructions.slice(stageStart, stageEnd).filter((i) => installs.includes(i));
+    expect(stageInstalls).to.have.length.greaterThan(0);
+    for (const i of stageInstalls) expect(i.args).to.match(/--omit=dev/);
   });
 
   it('runs as a non-root user with a HEALTHCHECK on /healthz', () => {

@@ -4,18 +4,8 @@ import { expect } from 'chai';
 import { JsonRpcProvider, Wallet } from 'ethers';
 import { sandboxAccounts } from '../../src/sandbox/accounts.js';
 import type { TestGateway } from '../support/gateway.js';
+import { needTool, TOOLS } from '../support/services.js';
 import { startOpsGateway } from './support.js';
-
-/** promtool from Debian's `prometheus` package (.ci/run installs it); missing it skips here and fails under CI. */
-function promtool(ctx: Mocha.Context): string {
-  const found = spawnSync('promtool', ['--version']);
-  if (found.error) {
-    if (process.env.CI === 'true') throw new Error('promtool is not installed; CI requires it');
-    console.warn('    skipped: promtool is not installed (apt-get install prometheus)');
-    ctx.skip();
-  }
-  return 'promtool';
-}
 
 /** Sample lines of one metric family: `name{labels} value`. */
 function samples(text: string, name: string): Array<{ labels: Record<string, string>; value: number }> {
@@ -32,10 +22,8 @@ function samples(text: string, name: string): Array<{ labels: Record<string, str
 describe('metrics: /metrics exposition', function () {
   let t: TestGateway;
   let text: string;
-  let bin: string;
 
   before(async function () {
-    bin = promtool(this);
     t = await startOpsGateway();
     const rpc = (path: string, headers: Record<string, string>, method = 'eth_blockNumber') =>
       fetch(t.gw.url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [] }) });
@@ -53,19 +41,21 @@ describe('metrics: /metrics exposition', function () {
     await fetch(`${t.gw.url}/hedera-testnet/api/v1/blocks?limit=1`, { headers: auth });
     await rpc('/hedera-testnet/rpc', {}); // 401
     await fetch(`${t.gw.url}/nowhere/rpc`); // 404
-    await fetch(`${t.gw.url}/readyz`);
-    text = await fetch(`${t.gw.url}/metrics`).then((r) => r.text());
+    await fetch(`${t.gw.privateUrl}/readyz`);
+    text = await fetch(`${t.gw.privateUrl}/metrics`).then((r) => r.text());
   });
 
   after(() => t?.close());
 
-  it('passes promtool check metrics', () => {
+  it('passes promtool check metrics', function () {
+    const bin = needTool(this, TOOLS.promtool);
     const result = spawnSync(bin, ['check', 'metrics'], { input: text, encoding: 'utf8' });
     expect(result.stdout + result.stderr).to.equal('');
     expect(result.status).to.equal(0);
   });
 
-  it('ships a Prometheus scrape config and alert rules that pass promtool check config', () => {
+  it('ships a Prometheus scrape config and alert rules that pass promtool check config', function () {
+    const bin = needTool(this, TOOLS.promtool);
     const result = spawnSync(bin, ['check', 'config', 'ops/prometheus.yml'], { cwd: new URL('../../', import.meta.url), encoding: 'utf8' });
     expect(result.status, result.stdout + result.stderr).to.equal(0);
     expect(result.stdout).to.match(/SUCCESS: \d+ rules found/);
@@ -87,10 +77,11 @@ describe('metrics: /metrics exposition', function () {
     expect(samples(text, 'gateway_upstream_request_duration_seconds_bucket').length).to.be.greaterThan(0);
   });
 
-  it('counts upstream requests by upstream without credentials in labels', () => {
+  it('counts upstream requests by upstream, named by place in the failover order: no host, no credential', () => {
     const upstream = samples(text, 'gateway_upstream_requests_total');
     expect(upstream.length).to.be.greaterThan(0);
-    for (const s of upstream) expect(s.labels.upstream).to.not.match(/\/v1\/|@/);
+    for (const s of upstream) expect(s.labels.upstream).to.match(/^(rpc\d+|mirror|graphql)$/);
+    expect(text).to.not.match(/127\.0\.0\.1|localhost|https?:\/\//);
   });
 
   it('counts ledger relay calls by method and outcome, with unsupported methods as other', () => {
@@ -118,6 +109,8 @@ describe('metrics: /metrics exposition', function () {
     const cache = samples(text, 'gateway_relay_cache_requests_total').filter((s) => s.labels.network === 'hedera-testnet');
     expect(cache.map((s) => s.labels.result)).to.have.members(['hit', 'miss', 'coalesced']);
     expect(cache.reduce((sum, s) => sum + s.value, 0)).to.be.greaterThan(0);
+    const bytes = samples(text, 'gateway_relay_cache_bytes').find((s) => s.labels.network === 'hedera-testnet');
+    expect(bytes?.value).to.be.greaterThan(0);
     const mirror = samples(text, 'gateway_relay_mirror_requests_total').filter((s) => s.labels.network === 'hedera-testnet');
     expect(mirror.find((s) => s.labels.kind === 'attempt')?.value).to.be.greaterThan(0);
   });

@@ -19,7 +19,7 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-/** An EVM upstream stand-in that answers every JSON-RPC call with block 1. */
+/** An EVM upstream stand-in that answers every JSON-RPC call with 0x1: block 1, and chain id 1 to the start-up check. */
 function evmStub(): http.Server {
   return http.createServer((req, res) => {
     req.resume();
@@ -28,7 +28,7 @@ function evmStub(): http.Server {
 }
 
 async function readyz(t: TestGateway): Promise<{ status: number; body: { status: string; checks: Record<string, string> } }> {
-  const res = await fetch(`${t.gw.url}/readyz`);
+  const res = await fetch(`${t.gw.privateUrl}/readyz`);
   return { status: res.status, body: (await res.json()) as { status: string; checks: Record<string, string> } };
 }
 
@@ -45,7 +45,7 @@ async function readyzUntil(t: TestGateway, done: (r: Awaited<ReturnType<typeof r
 function withEvmNetworks(networks: Record<string, string[]>): Partial<ConfigInput> {
   const chains: ConfigInput['chains'] = {};
   for (const [name, upstreams] of Object.entries(networks)) {
-    chains[name] = { displayName: name, networks: { mainnet: { chainId: 990_000 + Object.keys(chains).length, upstreams } } };
+    chains[name] = { displayName: name, networks: { mainnet: { chainId: 1, upstreams } } };
   }
   return { chains, sandbox: { enabled: false } };
 }

@@ -88,6 +88,15 @@ describe('secrecy: API keys in logs and metrics', function () {
     for (const secret of [key, encodeURIComponent(key), unknownKey, upstreamSecret]) expect(text).to.not.include(secret);
   });
 
+  it('masks only the key in a logged path: the REST resource stays readable', () => {
+    const paths = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request').map((l) => l.path as string);
+    expect(paths).to.include('/hedera-testnet/api/v1/accounts?limit=1');
+    expect(paths).to.include('/hedera-testnet/v1/***/api/v1/blocks?limit=1');
+    const captured: string[] = [];
+    createLogger('info', new Writable({ write: (c, _e, done) => (captured.push(String(c)), done()) })).info({ path: '/api/v1/accounts/0.0.2' }, 'GET /api/v1/accounts/0.0.2');
+    expect(captured.join('')).to.include('"path":"/api/v1/accounts/0.0.2"').and.include('"msg":"GET /api/v1/accounts/0.0.2"');
+  });
+
   it('scrubs keys from every string a module logs, messages and error objects alike', () => {
     const captured: string[] = [];
     const logger = createLogger('info', new Writable({ write: (c, _e, done) => (captured.push(String(c)), done()) }));
@@ -100,7 +109,7 @@ describe('secrecy: API keys in logs and metrics', function () {
   });
 
   it('never puts a key or key id in a metric', async () => {
-    const metrics = await fetch(`${t.gw.url}/metrics`).then((r) => r.text());
+    const metrics = await fetch(`${t.gw.privateUrl}/metrics`).then((r) => r.text());
     expect(metrics).to.include('gateway_requests_total');
     for (const secret of [key, unknownKey, keyId, upstreamSecret]) expect(metrics).to.not.include(secret);
   });

@@ -32,6 +32,9 @@ function refusesConnections(port: number): Promise<boolean> {
   });
 }
 
+/** The chain of the slow networks here; their upstream confirms it at once, for the gateway's start-up check. */
+const SLOW_CHAIN_ID = 990_777;
+
 /** An EVM upstream that holds every request until the test releases it, then answers each call with its own id. */
 class HeldUpstream {
   private held: Array<{ res: http.ServerResponse; body: string }> = [];
@@ -40,6 +43,11 @@ class HeldUpstream {
     let body = '';
     req.on('data', (d) => (body += d));
     req.on('end', () => {
+      const call = JSON.parse(body) as { id?: unknown; method?: string };
+      if (call.method === 'eth_chainId') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: call.id, result: `0x${SLOW_CHAIN_ID.toString(16)}` }));
+        return;
+      }
       this.held.push({ res, body });
       for (const wake of this.arrivals.splice(0)) wake();
     });
@@ -72,17 +80,19 @@ class HeldUpstream {
 /** `node --import tsx src/main.ts` with a config file, as an operator runs it (no npx, so the signal reaches it). */
 async function startMain(dir: string, upstream: string, shutdownGraceMs: number): Promise<{ child: ChildProcess; port: number; exited: Promise<number | null> }> {
   const port = await freePort();
+  // The private listener would take port + 1, which another process on a busy machine may hold: give it its own.
+  const privatePort = await freePort();
   const file = join(dir, `gateway-${port}.yaml`);
   const config = {
     server: { shutdownGraceMs },
     // Usage is persisted only at shutdown in these tests, so a count in the store proves the final flush.
     limits: { quotaFlushMs: 3_600_000 },
-    chains: { slow: { displayName: 'Slow', networks: { mainnet: { chainId: 990_777, upstreams: [upstream] } } } },
+    chains: { slow: { displayName: 'Slow', networks: { mainnet: { chainId: SLOW_CHAIN_ID, upstreams: [upstream] } } } },
   };
   writeFileSync(file, yaml.dump(config));
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: root,
-    env: { PATH: process.env.PATH, GATEWAY_CONFIG: file, PORT: String(port), DATABASE_URL: POSTGRES_URL, LOG_LEVEL: 'warn' },
+    env: { PATH: process.env.PATH, GATEWAY_CONFIG: file, PORT: String(port), PRIVATE_PORT: String(privatePort), DATABASE_URL: POSTGRES_URL, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -165,7 +175,7 @@ describe('shutdown: SIGTERM', function () {
       server: { shutdownGraceMs: 300, upstreamTimeoutMs: 1_000 },
       sandbox: { enabled: false },
       chains: {
-        slow: { displayName: 'Slow', networks: { mainnet: { chainId: 990_778, upstreams: [upstreamUrl] } } },
+        slow: { displayName: 'Slow', networks: { mainnet: { chainId: SLOW_CHAIN_ID, upstreams: [upstreamUrl] } } },
         hedera: {
           kind: 'ledger',
           displayName: 'Hedera',

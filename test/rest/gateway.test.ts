@@ -2,9 +2,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { defaultChains } from '../../src/config/catalogue.js';
 import { validateMirrorResponse } from '../support/mirrorSchema.js';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { startTestGateway, withLedgerNetwork, type TestGateway } from '../support/gateway.js';
 
 async function closedPortUrl(): Promise<string> {
   const probe = http.createServer();
@@ -20,19 +19,10 @@ describe('REST through the gateway (sandbox mirror node)', () => {
   let headers: Record<string, string>;
 
   before(async () => {
-    const { hedera } = defaultChains();
     const down = await closedPortUrl();
     gw = await startTestGateway({
-      chains: {
-        hedera: {
-          ...hedera,
-          networks: {
-            ...hedera.networks,
-            // A network whose operator-configured mirror node is down.
-            previewnet: { chainId: 297, apis: ['rpc', 'rest'], ledger: { mirrorUrl: down, consensus: 'previewnet' } },
-          },
-        },
-      },
+      // A network whose operator-configured mirror node is down.
+      chains: withLedgerNetwork('previewnet', { chainId: 297, apis: ['rpc', 'rest'], ledger: { mirrorUrl: down, consensus: 'previewnet' } }),
     });
     base = `${gw.gw.url}/hedera-testnet`;
     headers = { 'x-api-key': gw.key };

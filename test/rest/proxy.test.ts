@@ -6,7 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { createRestProxy } from '../../src/rest/proxy.js';
-import { startTestEdge, type TestEdge } from './harness.js';
+import { startTestEdge, type TestEdge } from '../support/edge.js';
 
 interface Seen {
   url: string;
@@ -62,7 +62,8 @@ describe('REST proxy (standalone edge, real upstream)', () => {
       }),
     });
     edge = await startTestEdge({ rest });
-    edge.addKey('pk_test_restkey123456');
+    KEY = (await edge.addKey('enterprise')).raw;
+    headers['x-api-key'] = KEY;
   });
   after(async () => {
     await edge.close();
@@ -73,7 +74,8 @@ describe('REST proxy (standalone edge, real upstream)', () => {
     seen.length = 0;
   });
 
-  const headers = { 'x-api-key': 'pk_test_restkey123456' };
+  let KEY = '';
+  const headers: Record<string, string> = {};
 
   it('forwards the path and query string intact and returns the body byte for byte', async () => {
     const res = await fetch(`${edge.url}/hedera-testnet/api/v1/accounts?limit=1&account.id=gte:0.0.2&order=asc`, { headers });
@@ -86,15 +88,15 @@ describe('REST proxy (standalone edge, real upstream)', () => {
   });
 
   it('never passes client credentials upstream, and adds the operator credential', async () => {
-    await fetch(`${edge.url}/hedera-testnet/v1/pk_test_restkey123456/api/v1/accounts`, { headers: { cookie: 'a=b' } });
-    await fetch(`${edge.url}/hedera-testnet/api/v1/accounts`, { headers: { authorization: 'Bearer pk_test_restkey123456' } });
+    await fetch(`${edge.url}/hedera-testnet/v1/${KEY}/api/v1/accounts`, { headers: { cookie: 'a=b' } });
+    await fetch(`${edge.url}/hedera-testnet/api/v1/accounts`, { headers: { authorization: `Bearer ${KEY}` } });
     expect(seen).to.have.length(2);
     for (const { url, headers: h } of seen) {
       expect(url).to.equal('/api/v1/accounts');
       expect(h['x-api-key']).to.equal('operator-secret');
       expect(h.authorization).to.equal(undefined);
       expect(h.cookie).to.equal(undefined);
-      expect(JSON.stringify(h)).not.to.contain('pk_test_restkey123456');
+      expect(JSON.stringify(h)).not.to.contain(KEY);
     }
   });
 
@@ -105,9 +107,9 @@ describe('REST proxy (standalone edge, real upstream)', () => {
     expect(viaHeader).to.contain('123456789012345678901234567890');
     expect(viaHeader).not.to.contain('pk_test');
 
-    const res = await fetch(`${edge.url}/hedera-testnet/v1/pk_test_restkey123456/api/v1/absolute?limit=1`);
+    const res = await fetch(`${edge.url}/hedera-testnet/v1/${KEY}/api/v1/absolute?limit=1`);
     const body = (await res.json()) as { links: { next: string } };
-    expect(body.links.next).to.equal(`${edge.url}/hedera-testnet/v1/pk_test_restkey123456/api/v1/absolute?limit=1&timestamp=lt:1.2`);
+    expect(body.links.next).to.equal(`${edge.url}/hedera-testnet/v1/${KEY}/api/v1/absolute?limit=1&timestamp=lt:1.2`);
     expect(res.headers.get('etag')).to.equal('W/"abc"');
     const second = await fetch(body.links.next);
     expect(second.status).to.equal(200);

@@ -49,8 +49,19 @@ describe('sandbox: EVM devnet', () => {
     const text = await res.text();
     expect(text).to.contain('"id":12345678901234567890,"result":"0xaa36a7"');
     const [, second] = JSON.parse(text);
-    expect(second.id).to.equal('x');
-    expect(second.error.code).to.be.a('number');
+    expect(second).to.deep.equal({ jsonrpc: '2.0', id: 'x', error: { code: -32601, message: 'the method no_such_method does not exist/is not available' } });
+  });
+
+  it('answers framing errors in geth\'s words and nothing to a notification', async () => {
+    const post = async (body: string) => {
+      const res = await fetch(devnet.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      return { status: res.status, text: await res.text() };
+    };
+    expect(JSON.parse((await post('{')).text)).to.deep.equal({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error' } });
+    expect(JSON.parse((await post('[]')).text).error).to.deep.equal({ code: -32600, message: 'empty batch' });
+    expect(JSON.parse((await post('[1]')).text)).to.deep.equal([{ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'invalid request' } }]);
+    expect(JSON.parse((await post('{"jsonrpc":"1.0","id":7,"method":"eth_chainId"}')).text).error.code).to.equal(-32600);
+    expect(await post('{"jsonrpc":"2.0","method":"eth_chainId"}')).to.deep.equal({ status: 204, text: '' });
   });
 
   it('refuses GET', async () => {

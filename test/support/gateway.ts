@@ -1,4 +1,5 @@
 import { startGateway, type Gateway } from '../../src/app.js';
+import { defaultChains } from '../../src/config/catalogue.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { ConfigInput } from '../../src/config/schema.js';
 import type { KeyFlag } from '../../src/keys/store.js';
@@ -14,7 +15,7 @@ export interface TestGateway {
 
 /**
  * A real gateway on a free loopback port: sandbox upstreams (ledger blocks mined per transaction), an in-memory
- * PGlite key store, in-memory limits and silent logs, unless the overrides say otherwise.
+ * key store, in-memory limits and silent logs, unless the overrides say otherwise.
  */
 export async function startTestGateway(overrides: Partial<ConfigInput> = {}, gatewayOpts: Parameters<typeof startGateway>[1] = {}): Promise<TestGateway> {
   const config = loadConfig({
@@ -23,12 +24,12 @@ export async function startTestGateway(overrides: Partial<ConfigInput> = {}, gat
       ...overrides,
       server: { port: 0, ...overrides.server },
       keys: { dataDir: 'memory://', demoKey: false, ...overrides.keys },
-      sandbox: { enabled: true, blockIntervalMs: 0, ...overrides.sandbox },
+      // No starting history unless a test asks for it: suites count blocks, nonces and balances from a clean start.
+      sandbox: { enabled: true, blockIntervalMs: 0, history: false, ...overrides.sandbox },
       log: { level: 'silent', ...overrides.log },
     },
   });
-  // Plans are written to the store when it opens, so a test with its own plans or store settings gets its own store;
-  // the others share one, since opening a PGlite costs seconds of CPU.
+  // A test with its own plans or store settings gets its own store; the others share one.
   const keyStore = overrides.keys || overrides.plans ? undefined : await sharedMemoryStore();
   const gw = await startGateway(config, { keyStore, ...gatewayOpts });
   const newKey = async (plan = 'enterprise', flags: KeyFlag[] = ['relay_beta', 'heavy_writes']) => {
@@ -38,6 +39,12 @@ export async function startTestGateway(overrides: Partial<ConfigInput> = {}, gat
   };
   const { key } = await newKey();
   return { gw, key, newKey, close: () => gw.close() };
+}
+
+/** The catalogue's chains with one ledger (hedera) network added or replaced, for gateways in front of given upstreams. */
+export function withLedgerNetwork(name: string, network: NonNullable<ConfigInput['chains']>[string]['networks'][string]): ConfigInput['chains'] {
+  const { hedera } = defaultChains();
+  return { hedera: { ...hedera, networks: { ...hedera.networks, [name]: network } } };
 }
 
 /** POSTs a JSON-RPC body (string or value) and returns status, headers and parsed body. */

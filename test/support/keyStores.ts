@@ -3,6 +3,7 @@ import pg from 'pg';
 import { defaultPlans } from '../../src/config/catalogue.js';
 import { configSchema, type Config } from '../../src/config/schema.js';
 import { openKeyStore, type KeyStore } from '../../src/keys/store.js';
+import type { UsageDelta } from '../../src/limits/types.js';
 import { needService, POSTGRES_URL } from './services.js';
 
 /** The catalogue's plans and key settings after schema defaults, as the gateway sees them. */
@@ -52,7 +53,7 @@ export async function memoryStore(keys: Partial<Config['keys']> = {}): Promise<K
 
 let shared: Promise<KeyStore> | undefined;
 
-/** One in-memory store for every in-process suite: each PGlite start costs seconds of CPU. Closed after the run. */
+/** One in-memory store for every in-process suite. Closed after the run. */
 export function sharedMemoryStore(): Promise<KeyStore> {
   return (shared ??= memoryStore());
 }
@@ -61,3 +62,8 @@ export function sharedMemoryStore(): Promise<KeyStore> {
 after(async () => {
   if (shared) await (await shared).close();
 });
+
+/** Admitted requests of a key in a month (`YYYY-MM`), as one delta in the month's first hour. */
+export function monthDelta(keyId: string, month: string, count: number, tags = { api: 'rpc', network: 'ethereum' }): UsageDelta {
+  return { keyId, hour: Date.parse(`${month}-01T00:00:00Z`), ...tags, outcome: 'ok', count };
+}

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { normalisePath } from '../../edge/paths.js';
 import type { Router } from '../../edge/route.js';
 import { ToolFailure } from '../selfClient.js';
 import { findNetwork, requireKey, structured } from './deps.js';
@@ -36,10 +37,13 @@ export function ledgerTools(router: Router): ToolDefinition[] {
         const call = requireKey(deps);
         const ref = findNetwork(deps.router, chain ?? defaultChain, network, 'rest');
         const apiPath = path.startsWith('/api/v1/') ? path : `/api/v1${path}`;
-        // Dot segments (also %2e-encoded) would otherwise walk out of the network's REST API into another path.
-        const resolved = deps.client.resolve(`/${ref.id}${apiPath}`);
-        if (!resolved.pathname.startsWith(`/${ref.id}/api/v1/`)) throw new ToolFailure(`path must stay under /api/v1/; got ${path}`);
-        const body = await deps.client.rest(ref.id, resolved.pathname.slice(ref.id.length + 1) + resolved.search, call);
+        const q = apiPath.indexOf('?');
+        const normalised = normalisePath(q < 0 ? apiPath : apiPath.slice(0, q));
+        // The edge would refuse it too; saying so here names the tool's argument.
+        if (normalised.unsafe || !normalised.path.startsWith('/api/v1/')) {
+          throw new ToolFailure(`The path must stay under /api/v1/ without "." or ".." segments; got ${path}.`);
+        }
+        const body = await deps.client.rest(ref.id, normalised.path + (q < 0 ? '' : apiPath.slice(q)), call);
         return structured({ chain: ref.chainName, network: ref.networkName, path: apiPath, body });
       },
     ),

@@ -15,6 +15,7 @@ import { OPERATOR_ED25519_KEY, PREFUNDED_WEIBAR, sandboxAccounts } from '../acco
 import { EvmNode, EvmRpcError } from '../evm.js';
 import { decodeSigned, withCallData } from './ethereum.js';
 import { FileStore } from './files.js';
+import { TokenLedger, type LedgerToken, type TokenMove } from './tokens.js';
 import {
   ConsensusClock,
   canonicalTransactionIdString,
@@ -45,6 +46,10 @@ export const FEES_TINYBAR = {
   FILEAPPEND: 5_000_000n,
   FILEDELETE: 700_000n,
   ETHEREUMTRANSACTION: 100_000n,
+  CRYPTOCREATEACCOUNT: 5_000_000n,
+  CRYPTOTRANSFER: 100_000n,
+  TOKENCREATION: 100_000_000n,
+  TOKENASSOCIATE: 5_000_000n,
 } as const;
 
 export interface LedgerChainOptions {
@@ -72,7 +77,15 @@ export interface EthereumSubmission extends Submission {
   maxGasAllowanceTinybar: bigint;
 }
 
+/** The ledger's own services (accounts, hbar and token transfers, tokens), as opposed to files and the EVM. */
+export type NativeWork =
+  | { name: 'CRYPTOCREATEACCOUNT'; key: PublicKey; initialBalanceTinybar: bigint }
+  | { name: 'CRYPTOTRANSFER'; hbar: Array<{ account: string; amount: bigint }>; tokens: TokenMove[] }
+  | { name: 'TOKENCREATION'; token: Omit<LedgerToken, 'id' | 'totalSupply' | 'createdTimestamp'> }
+  | { name: 'TOKENASSOCIATE'; account: string; tokens: string[] };
+
 type Work =
+  | NativeWork
   | { name: 'FILECREATE'; contents: Uint8Array }
   | { name: 'FILEAPPEND'; fileId: string; contents: Uint8Array }
   | { name: 'FILEDELETE'; fileId: string }
@@ -88,6 +101,9 @@ interface Handled {
   transfers: Map<string, bigint>;
   fileId?: string;
   contractId?: string;
+  /** The account or token a native transaction created or touched. */
+  entityId?: string;
+  tokenTransfers?: TokenMove[];
   /** The full signed transaction (call data from the file included) for Ethereum transactions. */
   eth?: Transaction;
   evmExecuted?: boolean;
@@ -106,6 +122,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
 
   readonly #clock = new ConsensusClock();
   readonly #files = new FileStore();
+  readonly #tokens = new TokenLedger();
   readonly #accounts: LedgerAccount[] = [];
   readonly #byId = new Map<string, LedgerAccount>();
   readonly #byAddress = new Map<string, LedgerAccount>();
@@ -200,6 +217,12 @@ export class LedgerChain extends EventEmitter implements LedgerView {
   gasPriceTinybar(): number {
     return GAS_PRICE_TINYBAR;
   }
+  tokens(): readonly LedgerToken[] {
+    return this.#tokens.tokens();
+  }
+  tokenBalances(tokenId: string): ReadonlyMap<string, bigint> {
+    return this.#tokens.balances(tokenId);
+  }
 
   /** The key that must sign for an account, if it has one. */
   accountKey(id: string): PublicKey | undefined {
@@ -234,6 +257,12 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     return this.#enqueue(s, work, FEES_TINYBAR.ETHEREUMTRANSACTION, s.maxGasAllowanceTinybar);
   }
 
+  /** Prechecks and queues a transaction of the ledger's own services; a new account's initial balance is the payer's. */
+  async submitNative(s: Submission, work: NativeWork): Promise<string> {
+    const allowance = work.name === 'CRYPTOCREATEACCOUNT' ? work.initialBalanceTinybar : 0n;
+    return this.#enqueue(s, work, FEES_TINYBAR[work.name], allowance);
+  }
+
   async createFile(s: Submission & { contents: Uint8Array }): Promise<string> {
     return this.#enqueue(s, { name: 'FILECREATE', contents: s.contents }, FEES_TINYBAR.FILECREATE);
   }
@@ -259,8 +288,13 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     if (this.#pendingIds.has(s.transactionId)) return 'DUPLICATE_TRANSACTION';
     this.#pending.push({ ...s, ...work });
     this.#pendingIds.add(s.transactionId);
-    if (this.blockIntervalMs === 0) void this.#run(() => (this.#pending.length > 0 ? this.#closeBlock() : undefined));
+    if (this.blockIntervalMs === 0) void this.closePending();
     return 'OK';
+  }
+
+  /** Closes the current record file now if anything waits for it (and waits for that), else does nothing. */
+  closePending(): Promise<LedgerBlock | undefined> {
+    return this.#run(() => (this.#pending.length > 0 ? this.#closeBlock() : undefined));
   }
 
   /** Closes the current record file now (also when empty) and returns its block. */
@@ -342,6 +376,63 @@ export class LedgerChain extends EventEmitter implements LedgerView {
       }
       case 'ETHEREUMTRANSACTION':
         return this.#handleEthereum(h, item);
+      case 'CRYPTOCREATEACCOUNT': {
+        if ((await this.balanceTinybar(payer)) < item.initialBalanceTinybar) {
+          h.result = 'INSUFFICIENT_PAYER_BALANCE';
+          return;
+        }
+        const account = this.#register({ key: item.key, created: timestampString(h.consensusNs) });
+        await this.#move(h, item.payer, account.id, item.initialBalanceTinybar);
+        h.entityId = account.id;
+        return;
+      }
+      case 'CRYPTOTRANSFER':
+        return this.#handleTransfer(h, item);
+      case 'TOKENCREATION': {
+        const t = item.token;
+        if (!this.#byId.has(t.treasury)) h.result = 'INVALID_TREASURY_ACCOUNT_FOR_TOKEN';
+        else if (!t.name) h.result = 'MISSING_TOKEN_NAME';
+        else if (!t.symbol) h.result = 'MISSING_TOKEN_SYMBOL';
+        if (h.result !== 'SUCCESS') return;
+        h.entityId = entityId(this.#nextNum++);
+        this.#tokens.create({ ...t, id: h.entityId, totalSupply: t.initialSupply, createdTimestamp: timestampString(h.consensusNs) });
+        h.tokenTransfers = t.initialSupply > 0n ? [{ token: h.entityId, account: t.treasury, amount: t.initialSupply }] : [];
+        return;
+      }
+      case 'TOKENASSOCIATE':
+        h.entityId = item.account;
+        h.result = this.#byId.has(item.account) ? this.#tokens.associate(item.account, item.tokens) : 'INVALID_ACCOUNT_ID';
+        return;
+    }
+  }
+
+  /** Hbar and token moves of one CryptoTransfer: every check first, then all of it or nothing. */
+  async #handleTransfer(h: Handled, item: Pending & { name: 'CRYPTOTRANSFER' }): Promise<void> {
+    const net = new Map<string, bigint>();
+    for (const m of item.hbar) add(net, m.account, m.amount);
+    if ([...net.values()].reduce((a, b) => a + b, 0n) !== 0n) {
+      h.result = 'INVALID_ACCOUNT_AMOUNTS';
+      return;
+    }
+    for (const [account, amount] of net) {
+      const known = this.#byId.get(account);
+      if (!known) {
+        h.result = 'INVALID_ACCOUNT_ID';
+        return;
+      }
+      if (amount < 0n && (await this.balanceTinybar(known)) + amount < 0n) {
+        h.result = 'INSUFFICIENT_ACCOUNT_BALANCE';
+        return;
+      }
+    }
+    h.result = this.#tokens.transfer(item.tokens);
+    if (h.result !== 'SUCCESS') return;
+    h.tokenTransfers = item.tokens;
+    for (const [account, amount] of net) {
+      if (amount === 0n) continue;
+      const address = this.#byId.get(account)!.evmAddress;
+      await this.#setBalance(address, (await this.#weibar(address)) + amount * WEIBAR_PER_TINYBAR);
+      add(h.transfers, account, amount);
     }
   }
 
@@ -438,6 +529,8 @@ export class LedgerChain extends EventEmitter implements LedgerView {
       hash: item.hash,
     };
     if (h.fileId) record.fileId = h.fileId;
+    if (h.entityId) record.entityId = h.entityId;
+    if (h.tokenTransfers) record.tokenTransfers = h.tokenTransfers.map((t) => ({ token: t.token, account: t.account, amount: Number(t.amount) }));
     if (item.name === 'ETHEREUMTRANSACTION') {
       const tx = h.eth ?? item.tx;
       record.ethHash = tx.hash!;
@@ -524,16 +617,21 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     return BigInt((await this.evm.request({ method: 'eth_getBalance', params: [address, 'latest'] })) as string);
   }
 
-  /** Moves a service fee from the payer to the fee collector; balances live in the EVM, in weibar. */
+  /** Moves a service fee from the payer to the fee collector. */
   async #charge(h: Handled, payerId: string, tinybar: bigint): Promise<void> {
-    const payer = this.#byId.get(payerId)!;
-    const collector = this.#byId.get(FEE_COLLECTOR_ACCOUNT)!;
-    const weibar = tinybar * WEIBAR_PER_TINYBAR;
-    await this.#setBalance(payer.evmAddress, (await this.#weibar(payer.evmAddress)) - weibar);
-    await this.#setBalance(collector.evmAddress, (await this.#weibar(collector.evmAddress)) + weibar);
+    await this.#move(h, payerId, FEE_COLLECTOR_ACCOUNT, tinybar);
     h.feeTinybar += tinybar;
-    add(h.transfers, payerId, -tinybar);
-    add(h.transfers, FEE_COLLECTOR_ACCOUNT, tinybar);
+  }
+
+  /** Moves hbar between two accounts and records it; balances live in the EVM, in weibar. */
+  async #move(h: Handled, fromId: string, toId: string, tinybar: bigint): Promise<void> {
+    const from = this.#byId.get(fromId)!;
+    const to = this.#byId.get(toId)!;
+    const weibar = tinybar * WEIBAR_PER_TINYBAR;
+    await this.#setBalance(from.evmAddress, (await this.#weibar(from.evmAddress)) - weibar);
+    await this.#setBalance(to.evmAddress, (await this.#weibar(to.evmAddress)) + weibar);
+    add(h.transfers, fromId, -tinybar);
+    add(h.transfers, toId, tinybar);
   }
 
   async #setBalance(address: string, weibar: bigint): Promise<void> {

@@ -14,6 +14,7 @@ const TRANSACTIONS: Record<string, string[]> = {
   SmartContractService: ['callEthereum', 'createContract', 'updateContract', 'contractCallMethod', 'deleteContract'],
   FileService: ['createFile', 'updateFile', 'deleteFile', 'appendContent'],
   CryptoService: ['createAccount', 'updateAccount', 'cryptoTransfer', 'cryptoDelete', 'approveAllowances', 'deleteAllowances'],
+  TokenService: ['createToken', 'associateTokens'],
 };
 const QUERIES: Record<string, string[]> = {
   SmartContractService: ['contractCallLocalMethod', 'getContractInfo', 'contractGetBytecode', 'getTxRecordByContractID'],

@@ -18,12 +18,12 @@ export function statusCode(name: string): proto.ResponseCodeEnum {
   return code ?? proto.ResponseCodeEnum.FAIL_INVALID;
 }
 
-/** `0.0.<num>` from an AccountID/FileID/ContractID-shaped message; undefined when not shard 0 realm 0. */
+/** `0.0.<num>` from an AccountID/FileID/ContractID/TokenID-shaped message; undefined when not shard 0 realm 0. */
 export function idOf(
-  msg: { shardNum?: Longish; realmNum?: Longish; accountNum?: Longish; fileNum?: Longish; contractNum?: Longish } | null | undefined,
+  msg: { shardNum?: Longish; realmNum?: Longish; accountNum?: Longish; fileNum?: Longish; contractNum?: Longish; tokenNum?: Longish } | null | undefined,
 ): string | undefined {
   if (!msg || toBigInt(msg.shardNum) !== 0n || toBigInt(msg.realmNum) !== 0n) return undefined;
-  const num = msg.accountNum ?? msg.fileNum ?? msg.contractNum;
+  const num = msg.accountNum ?? msg.fileNum ?? msg.contractNum ?? msg.tokenNum;
   return num == null ? undefined : entityId(Number(toBigInt(num)));
 }
 
@@ -35,6 +35,9 @@ export function fileIdProto(id: string): proto.IFileID {
 }
 export function contractIdProto(id: string): proto.IContractID {
   return { shardNum: int64(0), realmNum: int64(0), contractNum: int64(entityNum(id)!) };
+}
+export function tokenIdProto(id: string): proto.ITokenID {
+  return { shardNum: int64(0), realmNum: int64(0), tokenNum: int64(entityNum(id)!) };
 }
 
 export function transactionIdOf(id: proto.ITransactionID | null | undefined): string | undefined {

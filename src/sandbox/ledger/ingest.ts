@@ -7,6 +7,7 @@ import { PublicKey } from '@hashgraph/sdk';
 import { proto } from '@hashgraph/proto';
 import type { LedgerChain, Submission } from './chain.js';
 import { idOf, toBigInt, transactionHash, transactionIdOf } from './hapi.js';
+import { NATIVE_METHODS, decodeNative } from './native.js';
 
 /** The gRPC method each transaction type must arrive on. */
 const METHOD_FOR_BODY: Record<string, string> = {
@@ -14,6 +15,7 @@ const METHOD_FOR_BODY: Record<string, string> = {
   fileCreate: 'createFile',
   fileAppend: 'appendContent',
   fileDelete: 'deleteFile',
+  ...NATIVE_METHODS,
 };
 
 /** Leeway for clients whose clock runs ahead of the node's (the SDK backdates valid start a little). */
@@ -87,6 +89,17 @@ export async function ingest(chain: LedgerChain, method: string, bytes: Uint8Arr
   if (!kind || !(kind in METHOD_FOR_BODY)) return 'NOT_SUPPORTED';
   if (METHOD_FOR_BODY[kind] !== method) return 'INVALID_TRANSACTION_BODY';
   const s: Submission = { transactionId, payer, hash: transactionHash(signedBytes), maxFeeTinybar: toBigInt(body.transactionFee) };
+  if (kind in NATIVE_METHODS) {
+    const native = decodeNative(body);
+    if (typeof native === 'string') return native;
+    for (const id of native.signers) {
+      const signer = chain.accountKey(id);
+      if (!chain.account(id)) return 'INVALID_ACCOUNT_ID';
+      if (!signer || !signedBy(signer, bodyBytes, sigMap)) return 'INVALID_SIGNATURE';
+    }
+    if (!native.keys.every((k) => signedBy(k, bodyBytes, sigMap))) return 'INVALID_SIGNATURE';
+    return chain.submitNative(s, native.work);
+  }
   switch (kind) {
     case 'ethereumTransaction': {
       const e = body.ethereumTransaction!;

@@ -14,6 +14,7 @@ import {
   int64,
   statusCode,
   timestampProto,
+  tokenIdProto,
   transactionIdOf,
   transactionIdProto,
 } from './hapi.js';
@@ -32,6 +33,8 @@ function receiptOf(tx: LedgerTransaction | undefined, status: string): proto.ITr
   const receipt: proto.ITransactionReceipt = { status: statusCode(status), exchangeRate: exchangeRateSet() };
   if (tx?.name === 'FILECREATE' && tx.result === 'SUCCESS' && tx.fileId) receipt.fileID = fileIdProto(tx.fileId);
   if (tx?.contractId) receipt.contractID = contractIdProto(tx.contractId);
+  if (tx?.result === 'SUCCESS' && tx.entityId && tx.name === 'CRYPTOCREATEACCOUNT') receipt.accountID = accountIdProto(tx.entityId);
+  if (tx?.result === 'SUCCESS' && tx.entityId && tx.name === 'TOKENCREATION') receipt.tokenID = tokenIdProto(tx.entityId);
   return receipt;
 }
 

@@ -8,6 +8,7 @@
  * a ledger block hash is 48 bytes whose first 32 are the EVM block's hash; entity ids are `0.0.<num>`.
  */
 import type { EventEmitter } from 'node:events';
+import type { LedgerToken } from './tokens.js';
 
 /** An EIP-1193 style request into the sandbox's EVM (Hardhat's EDR). */
 export interface EvmRequester {
@@ -71,6 +72,10 @@ export interface LedgerTransaction {
   contractId?: string;
   /** For FILECREATE/FILEAPPEND: the file. */
   fileId?: string;
+  /** For CRYPTOCREATEACCOUNT and TOKENCREATION: what was created; for TOKENASSOCIATE: the account. */
+  entityId?: string;
+  /** Token movements in the token's smallest unit, as the mirror node lists them under `token_transfers`. */
+  tokenTransfers?: Array<{ token: string; account: string; amount: number }>;
   /** Hbar movements in tinybar, as the mirror node lists them under `transfers`. */
   transfers: Array<{ account: string; amount: number }>;
   /** 48-byte ledger transaction hash, 0x hex. */
@@ -94,5 +99,9 @@ export interface LedgerView extends EventEmitter {
   balanceTinybar(account: LedgerAccount): Promise<bigint>;
   /** Fee schedule: gas price in tinybar per gas unit (the mirror node's /network/fees). */
   gasPriceTinybar(): number;
+  /** Tokens (HTS), in creation order. */
+  tokens(): readonly LedgerToken[];
+  /** A token's associated accounts and their balances. */
+  tokenBalances(tokenId: string): ReadonlyMap<string, bigint>;
   /** Emits 'block' (LedgerBlock) when a block closes and 'transaction' (LedgerTransaction) as each is recorded. */
 }

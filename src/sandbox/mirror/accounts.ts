@@ -3,7 +3,9 @@ import type { LedgerAccount, LedgerView } from '../ledger/view.js';
 import { requireAccount } from './entities.js';
 import type { Route } from './http.js';
 import { EQ, VALUE, lastValue, parseQuery } from './query.js';
-import { balanceAt, nonceAt, snapshotFor } from './state.js';
+import { MirrorError, notFound } from './errors.js';
+import { timestampNanos } from './format.js';
+import { balanceAt, delegationAt, nonceAt, snapshotFor, timestampRange } from './state.js';
 import { TIMESTAMP_RULE, TRANSACTION_TYPE_RULE, involves, transactionPage } from './transactions.js';
 
 /** The ledger's default auto-renew period, 90 days. */
@@ -28,8 +30,14 @@ export function accountRoutes(view: LedgerView): Route[] {
       async handle(req) {
         const q = parseQuery(req.search, rules, { order: 'desc' });
         const account = requireAccount(view, req.params[0]);
+        // As of a time range the account did not exist in, or an empty range, the real node has no state: 404.
+        const { earliest, latest } = timestampRange(q.filters.get('timestamp'));
+        if (earliest !== undefined && latest !== undefined && earliest > latest) throw new MirrorError(404, 'Timestamp range is empty');
+        if (latest !== undefined && latest < timestampNanos(account.createdTimestamp)) throw notFound();
         const snapshot = snapshotFor(view, q.filters.get('timestamp'));
-        const [balance, nonce] = snapshot ? await Promise.all([balanceAt(view, account, snapshot), nonceAt(view, account, snapshot)]) : [0, 0];
+        const [balance, nonce, delegation] = snapshot
+          ? await Promise.all([balanceAt(view, account, snapshot), nonceAt(view, account, snapshot), delegationAt(view, account, snapshot)])
+          : [0, 0, null];
         const listed =
           lastValue(q, 'transactions') === 'false'
             ? { transactions: [], links: { next: null } }
@@ -41,6 +49,7 @@ export function accountRoutes(view: LedgerView): Route[] {
           balance: { balance, timestamp: snapshot?.timestamp ?? null, tokens: [] },
           created_timestamp: account.createdTimestamp,
           decline_reward: false,
+          delegation_address: delegation,
           deleted: false,
           ethereum_nonce: nonce,
           evm_address: account.evmAddress,

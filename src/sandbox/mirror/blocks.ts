@@ -1,5 +1,5 @@
 /** `/api/v1/blocks` and `/api/v1/blocks/{hashOrNumber}`: the ledger's record-file blocks. */
-import { GatewayError } from '../../errors.js';
+import { invalidParameter, notFound } from './errors.js';
 import type { LedgerBlock, LedgerView } from '../ledger/view.js';
 import { timestampNanos } from './format.js';
 import type { Route } from './http.js';
@@ -60,9 +60,9 @@ export function blockRoutes(view: LedgerView): Route[] {
       handle(req) {
         parseQuery(req.search, {});
         const id = req.params[0];
-        if (!HASH_OR_NUMBER.test(id)) throw new GatewayError('MIRROR_INVALID_PARAMETER', 'hashOrNumber');
+        if (!HASH_OR_NUMBER.test(id)) throw invalidParameter('hashOrNumber');
         const block = /^\d+$/.test(id) ? view.blockByNumber(Number(id)) : view.blockByHash(id.startsWith('0x') ? id.toLowerCase() : `0x${id.toLowerCase()}`);
-        if (!block) throw new GatewayError('NOT_FOUND');
+        if (!block) throw notFound();
         return blockBody(block);
       },
     },

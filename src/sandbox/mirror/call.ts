@@ -6,7 +6,7 @@
  * as `data`.
  */
 import { AbiCoder, dataSlice } from 'ethers';
-import { GatewayError } from '../../errors.js';
+import { badRequest, contractRevert, invalidParameter } from './errors.js';
 import type { LedgerView } from '../ledger/view.js';
 import { WEIBAR_PER_TINYBAR, hexQuantity } from './format.js';
 import type { Route } from './http.js';
@@ -42,7 +42,7 @@ const isCount = (v: unknown) => v === undefined || v === null || (Number.isSafeI
 const matchesOrAbsent = (v: unknown, re: RegExp) => v === undefined || v === null || (typeof v === 'string' && re.test(v));
 
 function validate(body: unknown): CallRequest {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new GatewayError('BAD_REQUEST', 'the body must be a JSON object');
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('Bad request: the body must be a JSON object');
   const b = body as Record<string, unknown>;
   const checks: Array<[string, boolean]> = [
     ['to', matchesOrAbsent(b.to, ADDRESS)],
@@ -56,7 +56,7 @@ function validate(body: unknown): CallRequest {
   ];
   // A creation needs init code; a call to nothing without data has nothing to run.
   if ((b.to === undefined || b.to === null) && !(typeof b.data === 'string' && b.data.replace(/^0x/, '') !== '')) checks[0][1] = false;
-  const errors = checks.filter(([, ok]) => !ok).map(([name]) => new GatewayError('MIRROR_INVALID_PARAMETER', name));
+  const errors = checks.filter(([, ok]) => !ok).map(([name]) => invalidParameter(name));
   if (errors.length > 0) throw new AggregateError(errors, 'invalid call');
   return b as unknown as CallRequest;
 }
@@ -66,11 +66,11 @@ function blockTag(view: LedgerView, block: string | null | undefined, estimate: 
   const b = (block ?? 'latest').toLowerCase();
   if (['latest', 'pending', 'safe', 'finalized'].includes(b)) return 'latest';
   // Gas estimation runs against the newest state only.
-  if (estimate) throw new GatewayError('MIRROR_INVALID_PARAMETER', 'block');
+  if (estimate) throw invalidParameter('block');
   if (b === 'earliest') return b;
   const n = b.startsWith('0x') ? BigInt(b) : /^\d+$/.test(b) ? BigInt(b) : undefined;
   const newest = view.blocks().at(-1)?.number ?? 0;
-  if (n === undefined || n > BigInt(newest)) throw new GatewayError('MIRROR_INVALID_PARAMETER', 'block');
+  if (n === undefined || n > BigInt(newest)) throw invalidParameter('block');
   return hexQuantity(n);
 }
 
@@ -104,11 +104,11 @@ export function callRoutes(view: LedgerView): Route[] {
         try {
           frame = (await view.evm.request({ method: 'debug_traceCall', params: [tx, tag, { tracer: 'callTracer' }] })) as CallFrame;
         } catch (err) {
-          throw new GatewayError('BAD_REQUEST', (err as Error).message);
+          throw badRequest(`Bad request: ${(err as Error).message}`);
         }
         const output = frame.output ?? '0x';
         if (frame.error) {
-          throw new GatewayError('CONTRACT_REVERT_EXECUTED', undefined, {
+          throw contractRevert({
             detail: revertReason(output) || (frame.error === 'execution reverted' ? '' : frame.error),
             // The spec's pattern wants at least one hex digit; a revert without data leaves `data` out.
             ...(output !== '0x' ? { data: output } : {}),

@@ -1,38 +1,87 @@
 /**
  * Contract results: `/contracts/results`, `/contracts/results/{transactionIdOrHash}`, `/contracts/{id}/results`
- * and `/contracts/{id}/results/{timestamp}`.
+ * and `/contracts/{id}/results/{timestamp}`, shaped as the real node's view models shape them: the listing by contract
+ * shows the contract result alone; the others add the block, the status and the wrapped Ethereum transaction, whose
+ * monetary fields follow `hbar`; the single results add logs and state changes.
  */
-import { GatewayError } from '../../errors.js';
 import type { LedgerTransaction, LedgerView } from '../ledger/view.js';
-import { requireContract, lookupEntity } from './entities.js';
-import { canonicalTransactionId, evmAddress, timestampNanos } from './format.js';
+import { findContract, lookupEntity, requireContract } from './entities.js';
+import { badRequest, invalidParameter, notFound } from './errors.js';
+import { WEIBAR_PER_TINYBAR, canonicalTransactionId, evmAddress, hexQuantity, timestampNanos } from './format.js';
 import type { MirrorRequest, Route } from './http.js';
 import { ALL_OPS, EQ, VALUE, lastValue, matcher, nextLink, page, parseQuery, within, type Query } from './query.js';
-import type { EthRecord, EthRecords } from './records.js';
+import type { EthRecord, EthRecords, Money } from './records.js';
 
+const HBAR_RULE = { ops: EQ, value: /^(true|false)$/i };
 const LIST_RULES = {
   from: { ops: EQ, value: /^(\d{1,10}\.\d{1,10}\.\d{1,10}|(0x)?[A-Fa-f0-9]{40})$/ },
   'block.hash': { ops: EQ, value: VALUE.hash32or48 },
   'block.number': { ops: EQ, value: /^(\d{1,19}|0x[a-fA-F0-9]{1,16})$/ },
+  hbar: HBAR_RULE,
   // Child (internal) transactions do not occur on the sandbox, so the flag changes nothing.
   internal: { ops: EQ, value: VALUE.boolean },
   timestamp: { ops: ALL_OPS, value: VALUE.timestamp },
   'transaction.index': { ops: EQ, value: /^\d{1,10}$/ },
 };
 const TX_ID_OR_HASH = /^((0x)?[A-Fa-f0-9]{64}|\d{1,10}\.\d{1,10}\.\d{1,10}-\d{1,19}-\d{1,9})$/;
+
+/** The Ethereum transaction a `{transactionIdOrHash}` path segment names: 400 when malformed, undefined when unknown. */
+export function ethTransactionByIdOrHash(view: LedgerView, idOrHash: string): LedgerTransaction | undefined {
+  if (!TX_ID_OR_HASH.test(idOrHash)) throw invalidParameter('transactionIdOrHash');
+  const txId = canonicalTransactionId(idOrHash);
+  if (txId) {
+    const tx = view.transactionById(txId);
+    return tx?.ethHash ? tx : undefined;
+  }
+  return view.transactionByEthHash(idOrHash.startsWith('0x') ? idOrHash.toLowerCase() : `0x${idOrHash.toLowerCase()}`);
+}
 const TIMESTAMP_PARAM = /^\d{1,10}(\.\d{1,9})?$/;
 
-/** The contract result with its logs, as the single-result endpoints answer. */
-function resultDetails(record: EthRecord) {
-  return { ...record.result, logs: record.logs };
+/**
+ * `hbar`: monetary fields in tinybar (true, the default) or weibar (false). The real node reads exactly one plain
+ * `true` or `false`, in any case; anything else (a repeat, an operator) it refuses in its own words.
+ */
+function inTinybar(q: Query): boolean {
+  const given = q.raw.filter(([name]) => name === 'hbar').map(([, value]) => value);
+  if (given.length === 0) return true;
+  if (given.length > 1 || !/^(true|false)$/i.test(given[0])) throw badRequest(`Invalid hbar parameter value: ${given.join(',')}. Must be 'true' or 'false'`);
+  return given[0].toLowerCase() === 'true';
 }
+
+/** A fee field as a hex quantity; one the transaction type does not have is the empty `0x`. */
+function fee(weibar: bigint | undefined, tinybar: boolean): string {
+  return weibar === undefined ? '0x' : hexQuantity(tinybar ? weibar / WEIBAR_PER_TINYBAR : weibar);
+}
+
+/** A JSON integer; weibar amounts can pass 2^53 and are then written with every digit (see `sendJson`). */
+const integer = (n: bigint) => (n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n);
+
+function monetary(money: Money | null, tinybar: boolean) {
+  if (!money) return { amount: 0, gas_price: null, max_fee_per_gas: null, max_priority_fee_per_gas: null };
+  return {
+    amount: integer(tinybar ? money.value / WEIBAR_PER_TINYBAR : money.value),
+    gas_price: fee(money.gasPrice, tinybar),
+    max_fee_per_gas: fee(money.maxFeePerGas, tinybar),
+    max_priority_fee_per_gas: fee(money.maxPriorityFeePerGas, tinybar),
+  };
+}
+
+/** A contract result with the block, the status and the Ethereum transaction, as `/contracts/results` lists it. */
+function detailed(record: EthRecord, tinybar: boolean) {
+  return { ...record.base, ...record.details, ...monetary(record.money, tinybar) };
+}
+
+const EMPTY_RESULTS = { results: [], links: { next: null } };
+
+/** The real node leaves WRONG_NONCE results out of every listing; they stay reachable one by one. */
+const listed = (tx: LedgerTransaction) => tx.result !== 'WRONG_NONCE';
 
 export function contractResultRoutes(view: LedgerView, records: EthRecords): Route[] {
   /**
    * Ledger-side filters first (cheap, and a block or timestamp range narrows the search by binary search), then the
    * sender and contract filters, which need the EVM's view of each remaining transaction.
    */
-  async function list(req: MirrorRequest, q: Query, contractId?: string) {
+  async function list(req: MirrorRequest, q: Query, shape: (record: EthRecord) => unknown, contractId?: string) {
     const blockHash = lastValue(q, 'block.hash');
     const blockNumber = lastValue(q, 'block.number');
     const txIndex = lastValue(q, 'transaction.index');
@@ -42,7 +91,8 @@ export function contractResultRoutes(view: LedgerView, records: EthRecords): Rou
       blockHash !== undefined ? view.blockByHash(blockHash.replace(/^(0x)?/, '0x'))
       : blockNumber !== undefined ? view.blockByNumber(Number(BigInt(blockNumber)))
       : undefined;
-    const sender = from === undefined ? undefined : (evmAddress(from) ?? lookupEntity(view, from)?.evmAddress ?? '');
+    // The sender by any name: entity id, EVM address or long-zero address, compared as the account it names.
+    const sender = from === undefined ? undefined : (lookupEntity(view, from)?.evmAddress ?? evmAddress(from) ?? '');
     const byTime = (tx: LedgerTransaction) => timestampNanos(tx.consensusTimestamp);
     const timeMatches = matcher(times, timestampNanos);
 
@@ -51,6 +101,7 @@ export function contractResultRoutes(view: LedgerView, records: EthRecords): Rou
       txs = block ? within(txs, byTime, [{ op: 'gte', value: block.timestampFrom }, { op: 'lte', value: block.timestampTo }], timestampNanos) : [];
     }
     let keep = (tx: LedgerTransaction) =>
+      listed(tx) &&
       (block === undefined || tx.blockNumber === block.number) &&
       (txIndex === undefined || tx.index === Number(txIndex)) &&
       timeMatches(byTime(tx));
@@ -62,7 +113,7 @@ export function contractResultRoutes(view: LedgerView, records: EthRecords): Rou
       keep = (tx) => accepted.has(tx);
     }
     const { rows, full } = page(txs, q, keep);
-    const results = await Promise.all(rows.map(async (tx) => (await records.record(tx)).result));
+    const results = await Promise.all(rows.map(async (tx) => shape(await records.record(tx))));
     const last = rows.at(-1);
     return {
       results,
@@ -72,32 +123,31 @@ export function contractResultRoutes(view: LedgerView, records: EthRecords): Rou
     };
   }
 
-  function byIdOrHash(idOrHash: string): LedgerTransaction | undefined {
-    const txId = canonicalTransactionId(idOrHash);
-    if (txId) {
-      const tx = view.transactionById(txId);
-      return tx?.ethHash ? tx : undefined;
-    }
-    return view.transactionByEthHash(idOrHash.startsWith('0x') ? idOrHash.toLowerCase() : `0x${idOrHash.toLowerCase()}`);
+  /** A single result: the listing's fields with the logs and the storage the transaction touched. */
+  async function single(record: EthRecord, tinybar: boolean) {
+    return { ...detailed(record, tinybar), logs: record.logs, state_changes: await records.stateChanges(record) };
   }
 
   return [
     {
       method: 'GET',
       pattern: /^\/api\/v1\/contracts\/results$/,
-      handle: (req) => list(req, parseQuery(req.search, LIST_RULES, { order: 'desc' })),
+      handle(req) {
+        const q = parseQuery(req.search, LIST_RULES, { order: 'desc' });
+        const tinybar = inTinybar(q);
+        return list(req, q, (record) => detailed(record, tinybar));
+      },
     },
     {
       method: 'GET',
       pattern: /^\/api\/v1\/contracts\/results\/([^/]+)$/,
       async handle(req) {
-        const q = parseQuery(req.search, { nonce: { ops: EQ, value: /^\d{1,10}$/ } });
-        const id = req.params[0];
-        if (!TX_ID_OR_HASH.test(id)) throw new GatewayError('MIRROR_INVALID_PARAMETER', 'transactionIdOrHash');
-        const tx = byIdOrHash(id);
+        const q = parseQuery(req.search, { hbar: HBAR_RULE, nonce: { ops: EQ, value: /^\d{1,10}$/ } });
+        const tinybar = inTinybar(q);
+        const tx = ethTransactionByIdOrHash(view, req.params[0]);
         // Non-zero nonces name child transactions, which the sandbox never creates.
-        if (!tx || Number(lastValue(q, 'nonce') ?? 0) !== 0) throw new GatewayError('NOT_FOUND');
-        return resultDetails(await records.record(tx));
+        if (!tx || Number(lastValue(q, 'nonce') ?? 0) !== 0) throw notFound();
+        return single(await records.record(tx), tinybar);
       },
     },
     {
@@ -105,22 +155,26 @@ export function contractResultRoutes(view: LedgerView, records: EthRecords): Rou
       pattern: /^\/api\/v1\/contracts\/([^/]+)\/results$/,
       handle(req) {
         const q = parseQuery(req.search, LIST_RULES, { order: 'desc' });
-        return list(req, q, requireContract(view, req.params[0]).id);
+        inTinybar(q);
+        // The real node lists a contract's results without the Ethereum transaction (`amount` stays in tinybar), and
+        // an unknown contract as one without results.
+        const contract = findContract(view, req.params[0]);
+        return contract ? list(req, q, (record) => record.base, contract.id) : EMPTY_RESULTS;
       },
     },
     {
       method: 'GET',
       pattern: /^\/api\/v1\/contracts\/([^/]+)\/results\/([^/]+)$/,
       async handle(req) {
-        parseQuery(req.search, {});
+        const tinybar = inTinybar(parseQuery(req.search, { hbar: HBAR_RULE }));
         const contract = requireContract(view, req.params[0]);
         const ts = req.params[1];
-        if (!TIMESTAMP_PARAM.test(ts)) throw new GatewayError('MIRROR_INVALID_PARAMETER', 'timestamp');
+        if (!TIMESTAMP_PARAM.test(ts)) throw invalidParameter('timestamp');
         const nanos = timestampNanos(ts);
         const tx = records.ethereumTransactions().find((t) => timestampNanos(t.consensusTimestamp) === nanos);
         const record = tx && (await records.record(tx));
-        if (!record || record.contractId !== contract.id) throw new GatewayError('NOT_FOUND');
-        return resultDetails(record);
+        if (!record || record.contractId !== contract.id) throw notFound();
+        return single(record, tinybar);
       },
     },
   ];

@@ -1,5 +1,5 @@
 /** `/api/v1/contracts/{contractIdOrAddress}`: a contract entity with its init code and its code now. */
-import { GatewayError } from '../../errors.js';
+import { notFound } from './errors.js';
 import type { LedgerAccount, LedgerView } from '../ledger/view.js';
 import { AUTO_RENEW_SECONDS } from './accounts.js';
 import { requireContract } from './entities.js';
@@ -32,7 +32,7 @@ export function contractRoutes(view: LedgerView, records: EthRecords): Route[] {
         // Asked as of a time before its creation, the contract did not exist yet.
         const created = timestampNanos(contract.createdTimestamp);
         const asOf = (q.filters.get('timestamp') ?? []).filter((f) => f.op === 'eq' || f.op === 'lt' || f.op === 'lte');
-        if (asOf.some((f) => created > timestampNanos(f.value) - (f.op === 'lt' ? 1n : 0n))) throw new GatewayError('NOT_FOUND');
+        if (asOf.some((f) => created > timestampNanos(f.value) - (f.op === 'lt' ? 1n : 0n))) throw notFound();
         const [bytecode, runtime, nonce] = await Promise.all([
           initcode(contract),
           view.evm.request({ method: 'eth_getCode', params: [contract.evmAddress, 'latest'] }) as Promise<string>,

@@ -2,7 +2,7 @@
  * Finding accounts and contracts by the names the mirror node accepts: entity ids (`0.0.N`, `0.N`, `N`),
  * EVM addresses (with or without `0x`, optionally `0.0.`-prefixed) and account aliases (base32, no padding).
  */
-import { GatewayError } from '../../errors.js';
+import { invalidParameter, notFound } from './errors.js';
 import type { LedgerAccount, LedgerView } from '../ledger/view.js';
 import { entityNum, evmAddress } from './format.js';
 
@@ -49,16 +49,22 @@ export function lookupEntity(view: LedgerView, name: string): LedgerAccount | un
 
 /** For `{idOrAliasOrEvmAddress}`: 400 when malformed, 404 when unknown. */
 export function requireAccount(view: LedgerView, name: string): LedgerAccount {
-  if (!ACCOUNT_PARAM.test(name)) throw new GatewayError('MIRROR_INVALID_PARAMETER', 'idOrAliasOrEvmAddress');
+  if (!ACCOUNT_PARAM.test(name)) throw invalidParameter('idOrAliasOrEvmAddress');
   const account = lookupEntity(view, name);
-  if (!account) throw new GatewayError('NOT_FOUND');
+  if (!account) throw notFound();
   return account;
 }
 
-/** For `{contractIdOrAddress}`: 400 when malformed, 404 when no contract has that name. */
-export function requireContract(view: LedgerView, name: string): LedgerAccount {
-  if (!CONTRACT_PARAM.test(name)) throw new GatewayError('MIRROR_INVALID_PARAMETER', 'contractIdOrAddress');
+/** For `{contractIdOrAddress}`: 400 when malformed, undefined when no contract has that name. */
+export function findContract(view: LedgerView, name: string): LedgerAccount | undefined {
+  if (!CONTRACT_PARAM.test(name)) throw invalidParameter('contractIdOrAddress');
   const contract = lookupEntity(view, name);
-  if (!contract?.isContract) throw new GatewayError('NOT_FOUND');
+  return contract?.isContract ? contract : undefined;
+}
+
+/** For `{contractIdOrAddress}` of a single entity: 400 when malformed, 404 when no contract has that name. */
+export function requireContract(view: LedgerView, name: string): LedgerAccount {
+  const contract = findContract(view, name);
+  if (!contract) throw notFound();
   return contract;
 }

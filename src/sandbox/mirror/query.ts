@@ -3,7 +3,7 @@
  * lt, lte (a bare value means eq), `limit` (default 25, capped at 100) and `order`. Every bad or unknown parameter
  * is reported at once, as the real node does, and `links.next` is rebuilt from the request's own parameters.
  */
-import { GatewayError } from '../../errors.js';
+import { MirrorError, invalidParameter, unknownParameter } from './errors.js';
 
 export type Op = 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte';
 export type Order = 'asc' | 'desc';
@@ -54,16 +54,12 @@ export interface Paging {
   limit?: boolean;
 }
 
-function invalid(name: string) {
-  return new GatewayError('MIRROR_INVALID_PARAMETER', name);
-}
-
-/** Throws an AggregateError of catalogue errors listing every bad parameter. */
+/** Throws an AggregateError of MirrorErrors listing every bad parameter. */
 export function parseQuery(search: URLSearchParams, rules: Record<string, ParamRule>, paging?: Paging): Query {
-  const errors: GatewayError[] = [];
+  const errors: MirrorError[] = [];
   const query: Query = { limit: DEFAULT_LIMIT, order: paging?.order ?? 'asc', filters: new Map(), raw: [] };
   const reported = new Set<string>();
-  const report = (err: GatewayError, name: string) => {
+  const report = (err: MirrorError, name: string) => {
     if (reported.has(name)) return;
     reported.add(name);
     errors.push(err);
@@ -73,26 +69,26 @@ export function parseQuery(search: URLSearchParams, rules: Record<string, ParamR
     if (paging && name === 'order') {
       const order = rawValue.toLowerCase();
       if (order === 'asc' || order === 'desc') query.order = order;
-      else report(invalid(name), name);
+      else report(invalidParameter(name), name);
       continue;
     }
     if (paging && paging.limit !== false && name === 'limit') {
       const limit = /^\d{1,10}$/.test(rawValue) ? Number(rawValue) : 0;
       // Like the real node: a positive limit above the maximum is capped, not refused.
       if (limit > 0) query.limit = Math.min(limit, MAX_LIMIT);
-      else report(invalid(name), name);
+      else report(invalidParameter(name), name);
       continue;
     }
     const rule = rules[name];
     if (!rule) {
-      report(new GatewayError('MIRROR_UNKNOWN_PARAMETER', name), name);
+      report(unknownParameter(name), name);
       continue;
     }
     const m = OPERATOR.exec(rawValue);
     const op = (m?.[1] ?? 'eq') as Op;
     const value = m ? rawValue.slice(m[0].length) : rawValue;
     if (!rule.ops.includes(op) || !rule.value.test(value)) {
-      report(invalid(name), name);
+      report(invalidParameter(name), name);
       continue;
     }
     const list = query.filters.get(name) ?? [];

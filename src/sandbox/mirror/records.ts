@@ -4,8 +4,9 @@
  * is built once and kept; the log index grows as transactions are recorded.
  */
 import { getBytes, keccak256 } from 'ethers';
+import { longZeroAddress } from '../ledger/ids.js';
 import type { LedgerTransaction, LedgerView } from '../ledger/view.js';
-import { hexNumber, hexQuantity, timestampNanos, weibarToTinybar, word, tinybarNumber } from './format.js';
+import { hexNumber, hexQuantity, timestampNanos, word, tinybarNumber } from './format.js';
 
 interface EvmTransaction {
   from: string;
@@ -19,7 +20,8 @@ interface EvmTransaction {
   maxPriorityFeePerGas?: string;
   type?: string;
   chainId?: string;
-  accessList?: unknown[];
+  accessList?: Array<{ address: string; storageKeys: string[] }>;
+  authorizationList?: Array<{ chainId: string; address: string; nonce: string; yParity: string; r: string; s: string }>;
   v: string;
   yParity?: string;
   r: string;
@@ -77,10 +79,38 @@ export interface LogRow {
   ledgerHash: string;
 }
 
+/** A storage slot the transaction read or wrote, as single contract results list them. */
+export interface StateChange {
+  address: string;
+  contract_id: string | null;
+  slot: string;
+  value_read: string;
+  /** Null when the transaction only read the slot. */
+  value_written: string | null;
+}
+
+/** `prestateTracer` output: per address, the storage slots touched (before) or changed (after, in diff mode). */
+type Prestate = Record<string, { storage?: Record<string, string> }>;
+
+/** The wrapped Ethereum transaction's monetary fields in weibar; absent fee fields are undefined. */
+export interface Money {
+  value: bigint;
+  gasPrice?: bigint;
+  maxFeePerGas?: bigint;
+  maxPriorityFeePerGas?: bigint;
+}
+
 export interface EthRecord {
   tx: LedgerTransaction;
-  /** The contract result as listings show it. */
-  result: Record<string, unknown>;
+  /**
+   * The fields every contract result shows, as the real node's listing by contract (`/contracts/{id}/results`)
+   * gives them: no Ethereum transaction fields, `amount` in tinybar.
+   */
+  base: Record<string, unknown>;
+  /** What `/contracts/results` and the single results add: block, status and the Ethereum transaction's fields. */
+  details: Record<string, unknown>;
+  /** Null when the ledger refused the transaction before the EVM saw it. */
+  money: Money | null;
   logs: ResultLog[];
   /** The contract called or created, the one `/contracts/{id}/results` files it under. */
   contractId: string | null;
@@ -109,13 +139,27 @@ function createdAddresses(frame: CallFrame | null): string[] {
   return [...own, ...(frame.calls ?? []).flatMap(createdAddresses)];
 }
 
-/** Fee fields are stored in tinybar; an absent one is the empty `0x`. */
-function tinybarHex(weibarHex: string | undefined): string {
-  return weibarHex === undefined ? '0x' : hexQuantity(weibarToTinybar(BigInt(weibarHex)));
+const optionalBigInt = (hex: string | undefined) => (hex === undefined ? undefined : BigInt(hex));
+
+/** An EIP-7702 authorization as the real node lists it. */
+function authorization(a: NonNullable<EvmTransaction['authorizationList']>[number]) {
+  return { address: a.address.toLowerCase(), chain_id: hexQuantity(BigInt(a.chainId)), nonce: hexNumber(a.nonce), r: word(a.r), s: word(a.s), y_parity: hexQuantity(BigInt(a.yParity)) };
+}
+
+/** What a recorded transaction yields never changes: computed once per key, forgotten only if it failed. */
+function memo<T>(cache: Map<string, Promise<T>>, key: string, make: () => Promise<T>): Promise<T> {
+  let value = cache.get(key);
+  if (!value) {
+    value = make();
+    cache.set(key, value);
+    value.catch(() => cache.delete(key));
+  }
+  return value;
 }
 
 export class EthRecords {
   readonly #built = new Map<string, Promise<EthRecord>>();
+  readonly #stateChanges = new Map<string, Promise<StateChange[]>>();
   readonly #ethTxs: LedgerTransaction[] = [];
   #scanned = 0;
   readonly #logs: LogRow[] = [];
@@ -132,14 +176,31 @@ export class EthRecords {
   }
 
   record(tx: LedgerTransaction): Promise<EthRecord> {
-    const key = tx.ethHash as string;
-    let built = this.#built.get(key);
-    if (!built) {
-      built = this.#build(tx);
-      this.#built.set(key, built);
-      built.catch(() => this.#built.delete(key));
-    }
-    return built;
+    return memo(this.#built, tx.ethHash as string, () => this.#build(tx));
+  }
+
+  /**
+   * The storage slots a transaction read and wrote, from the EVM's prestate trace (what it touched, and in diff mode
+   * what it changed). Traced on first request only: listings do not show them.
+   */
+  stateChanges(record: EthRecord): Promise<StateChange[]> {
+    return memo(this.#stateChanges, record.tx.ethHash as string, () => this.#traceStateChanges(record));
+  }
+
+  async #traceStateChanges(record: EthRecord): Promise<StateChange[]> {
+    if (record.tx.evmExecuted === false) return [];
+    const hash = record.tx.ethHash as string;
+    const trace = (config: object) => this.view.evm.request({ method: 'debug_traceTransaction', params: [hash, { tracer: 'prestateTracer', ...config }] });
+    const [touched, diff] = (await Promise.all([trace({}), trace({ tracerConfig: { diffMode: true } })])) as [Prestate, { post: Prestate }];
+    return Object.entries(touched).flatMap(([address, { storage }]) =>
+      Object.entries(storage ?? {}).map(([slot, read]) => ({
+        address: address.toLowerCase(),
+        contract_id: this.view.account(address.toLowerCase())?.id ?? null,
+        slot: word(slot),
+        value_read: word(read),
+        value_written: diff.post[address]?.storage?.[slot] === undefined ? null : word(diff.post[address].storage![slot]),
+      })),
+    );
   }
 
   /** Every log in consensus order (timestamp, then index within the transaction). */
@@ -192,6 +253,7 @@ export class EthRecords {
     ) as [EvmTransaction | null, EvmReceipt | null, CallFrame | null];
 
     const idOf = (address: string | null | undefined) => (address ? (this.view.account(address)?.id ?? null) : null);
+    const sender = etx ? this.view.account(etx.from.toLowerCase()) : undefined;
     const block = this.view.blockByNumber(tx.blockNumber);
     const succeeded = tx.result === 'SUCCESS' && receipt?.status === '0x1';
     // A failed creation leaves no contract, though the receipt names the address it would have had.
@@ -199,6 +261,7 @@ export class EthRecords {
     const to = etx?.to?.toLowerCase() ?? null;
     const address = created ?? to;
     const contractId = address ? (tx.contractId ?? idOf(address)) : null;
+    const contract = contractId ? this.view.account(contractId) : undefined;
     const output = trace?.output ?? '0x';
     const type = etx?.type === undefined ? null : hexNumber(etx.type);
     const dynamicFee = type !== null && type >= 2;
@@ -211,44 +274,55 @@ export class EthRecords {
       topics: log.topics.map((t) => t.toLowerCase()),
     }));
 
-    const result: Record<string, unknown> = {
-      access_list: etx && (etx.accessList ?? []).length === 0 ? '0x' : null,
-      ...(address ? { address } : {}),
+    const base: Record<string, unknown> = {
+      address: address ? (this.view.account(address)?.evmAddress ?? address) : null,
       amount: etx ? tinybarNumber(etx.value) : 0,
-      block_gas_used: block?.gasUsed ?? null,
-      block_hash: block?.hash ?? null,
-      block_number: block?.number ?? null,
       bloom: receipt?.logsBloom ?? '0x',
       call_result: output,
-      chain_id: etx?.chainId ?? '0x',
       contract_id: contractId,
       created_contract_ids: createdAddresses(trace).map(idOf).filter((id): id is string => id !== null),
       error_message: succeeded ? null : output !== '0x' ? output : tx.result,
-      // The spec types failed_initcode as a string, so it is left out (rather than null) unless a creation failed.
-      ...(!succeeded && etx && !etx.to ? { failed_initcode: etx.input } : {}),
-      from: etx?.from.toLowerCase() ?? null,
+      // The real node names the sender and the contract by entity: their long-zero addresses, not their EVM ones.
+      from: sender ? longZeroAddress(sender.num) : (etx?.from.toLowerCase() ?? null),
       function_parameters: etx?.input ?? null,
       gas_consumed: receipt ? hexNumber(receipt.gasUsed) : null,
       gas_limit: etx ? hexNumber(etx.gas) : 0,
-      gas_price: dynamicFee ? '0x' : tinybarHex(etx?.gasPrice),
       gas_used: receipt ? hexNumber(receipt.gasUsed) : 0,
       hash,
-      max_fee_per_gas: dynamicFee ? tinybarHex(etx?.maxFeePerGas) : '0x',
-      max_priority_fee_per_gas: dynamicFee ? tinybarHex(etx?.maxPriorityFeePerGas) : '0x',
+      timestamp: tx.consensusTimestamp,
+      to: contract ? longZeroAddress(contract.num) : null,
+    };
+    const details: Record<string, unknown> = {
+      // Where the signed transaction names a recipient, the detailed views show that address as signed.
+      ...(to ? { to } : {}),
+      access_list: (etx?.accessList ?? []).map((e) => ({ address: e.address.toLowerCase(), storage_keys: e.storageKeys.map((k) => k.toLowerCase()) })),
+      ...(etx ? { authorization_list: (etx.authorizationList ?? []).map(authorization) } : {}),
+      block_gas_used: block?.gasUsed ?? null,
+      block_hash: block?.hash ?? null,
+      block_number: block?.number ?? null,
+      chain_id: etx?.chainId ?? hexQuantity(BigInt(this.view.chainId)),
+      // A failed transaction's data (for a creation, its init code), as the real node gives it; null otherwise.
+      failed_initcode: !succeeded && etx && etx.input !== '0x' ? etx.input : null,
       nonce: etx ? hexNumber(etx.nonce) : null,
       r: etx ? word(etx.r) : null,
       result: tx.result,
       s: etx ? word(etx.s) : null,
       status: succeeded ? '0x1' : '0x0',
-      timestamp: tx.consensusTimestamp,
-      to,
       transaction_index: tx.index,
-      type,
+      type: type ?? 0,
       v: etx ? hexNumber(type === 0 ? etx.v : (etx.yParity ?? etx.v)) : null,
+    };
+    const money: Money | null = etx && {
+      value: BigInt(etx.value),
+      gasPrice: dynamicFee ? undefined : optionalBigInt(etx.gasPrice),
+      maxFeePerGas: dynamicFee ? optionalBigInt(etx.maxFeePerGas) : undefined,
+      maxPriorityFeePerGas: dynamicFee ? optionalBigInt(etx.maxPriorityFeePerGas) : undefined,
     };
     return {
       tx,
-      result,
+      base,
+      details,
+      money,
       logs,
       contractId,
       from: etx?.from.toLowerCase() ?? null,

@@ -4,7 +4,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { GatewayError } from '../../errors.js';
+import { badRequest, notFound } from './errors.js';
 import type { LedgerView } from '../ledger/view.js';
 import { accountRoutes } from './accounts.js';
 import { balanceRoutes } from './balances.js';
@@ -16,6 +16,8 @@ import { errorReply, readJson, sendJson, type Route } from './http.js';
 import { logRoutes } from './logs.js';
 import { networkRoutes } from './network.js';
 import { EthRecords } from './records.js';
+import { tokenRoutes } from './tokens.js';
+import { traceRoutes } from './traces.js';
 import { transactionRoutes } from './transactions.js';
 
 export interface MirrorNode {
@@ -28,6 +30,7 @@ function routesFor(view: LedgerView, records: EthRecords): Route[] {
   // Literal paths before the parameterised ones they would otherwise match (`/contracts/results/logs`).
   return [
     ...logRoutes(view, records),
+    ...traceRoutes(view),
     ...callRoutes(view),
     ...contractResultRoutes(view, records),
     ...contractRoutes(view, records),
@@ -35,6 +38,7 @@ function routesFor(view: LedgerView, records: EthRecords): Route[] {
     ...accountRoutes(view),
     ...balanceRoutes(view),
     ...transactionRoutes(view),
+    ...tokenRoutes(view),
     ...networkRoutes(view),
   ];
 }
@@ -43,7 +47,7 @@ function decodeSegment(segment: string): string {
   try {
     return decodeURIComponent(segment);
   } catch {
-    throw new GatewayError('BAD_REQUEST', 'malformed percent-encoding in the path');
+    throw badRequest('Bad request: malformed percent-encoding in the path');
   }
 }
 
@@ -67,7 +71,7 @@ async function dispatch(routes: Route[], req: http.IncomingMessage, res: http.Se
       sendJson(res, 200, await route.handle({ path, search: url.searchParams, params, body }));
       return;
     }
-    throw new GatewayError('NOT_FOUND');
+    throw notFound();
   } catch (err) {
     const { status, body } = errorReply(err);
     if (status === 500) onError(err);

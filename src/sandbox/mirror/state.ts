@@ -26,16 +26,31 @@ export function latestTimestamp(view: LedgerView): string {
   return `${Math.floor(ms / 1000)}.${String((ms % 1000) * 1_000_000).padStart(9, '0')}`;
 }
 
+/** The inclusive nanosecond range a set of timestamp filters admits; open ends are undefined. */
+export function timestampRange(filters: readonly Filter[] | undefined): { earliest?: bigint; latest?: bigint } {
+  let earliest: bigint | undefined;
+  let latest: bigint | undefined;
+  for (const f of filters ?? []) {
+    const t = timestampNanos(f.value);
+    if (f.op === 'gt' || f.op === 'gte' || f.op === 'eq') {
+      const from = f.op === 'gt' ? t + 1n : t;
+      if (earliest === undefined || from > earliest) earliest = from;
+    }
+    if (f.op === 'lt' || f.op === 'lte' || f.op === 'eq') {
+      const to = f.op === 'lt' ? t - 1n : t;
+      if (latest === undefined || to < latest) latest = to;
+    }
+  }
+  return { earliest, latest };
+}
+
 /**
  * The snapshot a `timestamp` filter asks for: its upper bound (lt, lte or eq) picks the last block closed by then;
  * without one, the newest state. A bound before the first block yields no snapshot.
  */
 export function snapshotFor(view: LedgerView, filters: readonly Filter[] | undefined): Snapshot | undefined {
-  const bounds = (filters ?? []).filter((f) => f.op === 'lt' || f.op === 'lte' || f.op === 'eq');
-  if (bounds.length === 0) return { timestamp: newestBlock(view)?.timestampTo ?? null, tag: 'latest' };
-  const limit = bounds
-    .map((f) => timestampNanos(f.value) - (f.op === 'lt' ? 1n : 0n))
-    .reduce((a, b) => (a < b ? a : b));
+  const limit = timestampRange(filters).latest;
+  if (limit === undefined) return { timestamp: newestBlock(view)?.timestampTo ?? null, tag: 'latest' };
   const blocks = view.blocks();
   let block: LedgerBlock | undefined;
   for (let i = blocks.length - 1; i >= 0 && !block; i--) if (timestampNanos(blocks[i].timestampTo) <= limit) block = blocks[i];
@@ -49,4 +64,14 @@ export async function balanceAt(view: LedgerView, account: LedgerAccount, snapsh
 
 export async function nonceAt(view: LedgerView, account: LedgerAccount, snapshot: Snapshot): Promise<number> {
   return hexNumber((await view.evm.request({ method: 'eth_getTransactionCount', params: [account.evmAddress, snapshot.tag] })) as string);
+}
+
+/** EIP-7702: the code `0xef0100 ‖ address` designates the account's delegate. */
+const DELEGATION_PREFIX = '0xef0100';
+
+/** The address an EOA delegates its code to (EIP-7702), or null; the real node lists it on each account. */
+export async function delegationAt(view: LedgerView, account: LedgerAccount, snapshot: Snapshot): Promise<string | null> {
+  if (account.isContract) return null;
+  const code = ((await view.evm.request({ method: 'eth_getCode', params: [account.evmAddress, snapshot.tag] })) as string).toLowerCase();
+  return code.startsWith(DELEGATION_PREFIX) && code.length === DELEGATION_PREFIX.length + 40 ? `0x${code.slice(DELEGATION_PREFIX.length)}` : null;
 }

@@ -52,6 +52,10 @@ export interface Fixture {
   blocks: { deploy: LedgerBlock; calls: LedgerBlock; last: LedgerBlock };
   /** GET (or POST with a body) over HTTP; every answer is checked against the mirror node's OpenAPI document. */
   call(path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  /** The same GET, answered as raw text (for digits JSON.parse would round). */
+  text(path: string): Promise<string>;
+  /** Signs and submits one more type-2 transaction; returns its Ethereum hash (recorded when the next block closes). */
+  submit(wallet: Wallet, tx: { nonce: number; to?: string; data?: string; value?: bigint; gasLimit?: number }): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -124,6 +128,8 @@ export async function buildFixture(): Promise<Fixture> {
       expect(validateMirrorResponse(path, body === undefined ? 'get' : 'post', res.status, json), `${path} -> ${res.status} ${JSON.stringify(json)}`).to.deep.equal([]);
       return { status: res.status, body: json };
     },
+    text: async (path) => (await fetch(`${mirror.url}${path}`)).text(),
+    submit,
     async close() {
       await mirror.close();
       await chain.close();

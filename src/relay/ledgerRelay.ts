@@ -1,17 +1,24 @@
 /**
  * The ledger chain's JSON-RPC backend: answers `eth_*` calls in-process from the mirror node (reads) and consensus
  * nodes (writes). One relay per ledger network; calls of a batch run concurrently.
+ *
+ * This is the relay's wiring, above everything it wires: requests flow one way, from here to the method modules
+ * (src/methods/) and from them to the ledger's mirror client, conversions and caches (src/ledger/), never back.
  */
 import type { Logger } from 'pino';
 import type { Config, LedgerConfig } from '../config/schema.js';
-import { dispatch } from '../methods/index.js';
+import { FilterService } from '../live/filters.js';
+import { MemoryFilterStore } from '../live/filterStore.js';
+import { directCaller, rpcSource } from '../live/source.js';
+import { METHODS, dispatch } from '../methods/index.js';
 import type { MethodEnv } from '../methods/types.js';
 import type { CallContext, RpcBackend } from '../rpc/answer.js';
 import type { RpcCall, RpcOutcome } from '../rpc/jsonrpc.js';
-import { ReadCache, type CacheStats } from './cache.js';
-import { ConsensusClient } from './consensus.js';
-import { MirrorClient, type MirrorStats } from './mirror.js';
-import { LedgerReads } from './reads.js';
+import { finalAnswer } from '../ledger/finalAnswers.js';
+import { ReadCache, type CacheStats } from '../ledger/cache.js';
+import { ConsensusClient } from '../ledger/consensus.js';
+import { MirrorClient, type MirrorStats } from '../ledger/mirror.js';
+import { LedgerReads } from '../ledger/reads.js';
 
 export interface LedgerRelayStats {
   cache: CacheStats;
@@ -31,7 +38,12 @@ export interface LedgerRelayOptions {
   logger?: Logger;
   /** Network id, for metric labels. */
   network?: string;
+  /** The gateway's filters (shared by every network and, on Redis, every instance); a private in-memory set when absent. */
+  filters?: FilterService;
 }
+
+/** geth's filter lifetime, for relays built without the gateway's filter service (tests, tools). */
+const DEFAULT_FILTER_TIMEOUT_MS = 300_000;
 
 export function createLedgerRelay(opts: LedgerRelayOptions): LedgerRelay {
   const { ledger, relay } = opts;
@@ -49,11 +61,18 @@ export function createLedgerRelay(opts: LedgerRelayOptions): LedgerRelay {
   const consensus =
     ledger.operatorId && ledger.operatorKey ? new ConsensusClient({ ...ledger, operatorId: ledger.operatorId, operatorKey: ledger.operatorKey }) : undefined;
   const onUnexpected = (err: unknown, method: string) => opts.logger?.error({ err, method }, 'ledger relay method failed unexpectedly');
+  const service = opts.filters ?? new FilterService({ store: new MemoryFilterStore(), timeoutMs: DEFAULT_FILTER_TIMEOUT_MS });
+  const base = { chainId: opts.chainId, ledger, reads, consensus, mirrorTotalMs: relay.mirrorTotalMs };
+  // Filters read the chain with the relay's own methods (eth_blockNumber, eth_getBlockByNumber, eth_getLogs), which
+  // use no per-call context.
+  const readEnv = { ...base, ctx: { requestId: 'filters' } as CallContext } as MethodEnv;
+  const filters = service.on(opts.network ?? `chain-${opts.chainId}`, rpcSource(directCaller((c) => METHODS[c.method](c.params, readEnv))));
+  readEnv.filters = filters;
 
   return {
     handle(calls: RpcCall[], ctx: CallContext): Promise<RpcOutcome[]> {
-      const env: MethodEnv = { chainId: opts.chainId, ledger, reads, consensus, mirrorTotalMs: relay.mirrorTotalMs, ctx };
-      return Promise.all(calls.map((call) => dispatch(call, env, onUnexpected)));
+      const env: MethodEnv = { ...base, filters, ctx };
+      return Promise.all(calls.map((call) => finalAnswer(call, reads, () => dispatch(call, env, onUnexpected))));
     },
     async close() {
       consensus?.close();

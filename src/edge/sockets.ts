@@ -1,0 +1,188 @@
+/**
+ * The edge's side of every WebSocket: one server with a message-size bound, a cap and a timeout on sockets that have
+ * not authenticated yet, authentication by handshake or by the first message that carries a key, charging each
+ * message at the cost its endpoint declares before the endpoint sees it, and closing sockets whose key is revoked.
+ * Endpoints (GraphQL subscriptions, JSON-RPC over WebSocket) only speak their protocol.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import WebSocket, { WebSocketServer } from 'ws';
+import { GatewayError, isGatewayError } from '../errors.js';
+import type { KeyVerifier } from '../keys/types.js';
+import type { Route } from './route.js';
+import type { Caller, SocketEndpoint, SocketMessage, SocketSession } from './types.js';
+
+export interface SocketGateOptions {
+  maxPayloadBytes: number;
+  maxUnauthenticated: number;
+  authTimeoutMs: number;
+  /** How often an open socket's key is verified again; with the verifier's cache this bounds revocation. */
+  revocationCheckMs: number;
+  verifier: KeyVerifier;
+  /** Verifies the key sent in the handshake or `messageKey` and checks the plan; throws a GatewayError. */
+  authenticate(req: IncomingMessage, route: Route, messageKey?: string): Promise<Caller | undefined>;
+  /** Charges `cost` requests to the caller; throws a GatewayError on refusal. */
+  charge(caller: Caller, cost: number, route: Route): Promise<void>;
+}
+
+/** How long open sockets get to close cleanly at shutdown before they are cut off. */
+const SHUTDOWN_CLOSE_MS = 2_000;
+
+export class SocketGate {
+  private readonly wss: WebSocketServer;
+  private readonly protocols = new WeakMap<IncomingMessage, string>();
+  private unauthenticated = 0;
+
+  constructor(private readonly opts: SocketGateOptions) {
+    this.wss = new WebSocketServer({
+      noServer: true,
+      maxPayload: opts.maxPayloadBytes,
+      handleProtocols: (_offered, req) => this.protocols.get(req) ?? false,
+    });
+  }
+
+  /** Handshake: the subprotocol, the handshake's key (refused at the HTTP level when bad), the pending cap. */
+  async accept(endpoint: SocketEndpoint, req: IncomingMessage, socket: Duplex, head: Buffer, route: Route, requestId: string): Promise<void> {
+    const offered = new Set(String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim()).filter(Boolean));
+    const protocol = endpoint.pickProtocol(offered);
+    if (protocol === undefined) throw new GatewayError('BAD_REQUEST', 'offer a WebSocket subprotocol this endpoint speaks');
+    const caller = await this.opts.authenticate(req, route);
+    if (!caller && this.unauthenticated >= this.opts.maxUnauthenticated) throw new GatewayError('SOCKETS_BUSY');
+    if (protocol) this.protocols.set(req, protocol);
+    if (!caller) this.unauthenticated++;
+    this.wss.handleUpgrade(req, socket, head, (ws) => {
+      const session = new GatedSession(ws, req, route, requestId, endpoint, this.opts, caller, () => this.unauthenticated--);
+      endpoint.open(session);
+      session.start();
+    });
+  }
+
+  async close(): Promise<void> {
+    for (const client of this.wss.clients) client.close(1001, 'Server shutting down');
+    // Clients that do not answer the close frame within the bound are cut off.
+    await new Promise((r) => setTimeout(r, this.wss.clients.size > 0 ? SHUTDOWN_CLOSE_MS : 0));
+    for (const client of this.wss.clients) client.terminate();
+    this.wss.close();
+  }
+}
+
+type Listener<A extends unknown[]> = (...args: A) => void | Promise<void>;
+
+class GatedSession implements SocketSession {
+  caller?: Caller;
+  messageKey?: string;
+  private readonly messageListeners: Listener<[SocketMessage]>[] = [];
+  private readonly refusedListeners: Listener<[SocketMessage, GatewayError, boolean]>[] = [];
+  private readonly closeListeners: Listener<[]>[] = [];
+  private readonly timers: NodeJS.Timeout[] = [];
+  /** Messages are admitted one at a time so charging never reorders them. */
+  private queue = Promise.resolve();
+  private closed = false;
+
+  constructor(
+    readonly socket: WebSocket,
+    readonly req: IncomingMessage,
+    readonly route: Route,
+    readonly requestId: string,
+    private readonly endpoint: SocketEndpoint,
+    private readonly opts: SocketGateOptions,
+    caller: Caller | undefined,
+    private releasePending: (() => void) | undefined,
+  ) {
+    if (caller) {
+      this.caller = caller;
+      this.releasePending = undefined;
+    }
+  }
+
+  onMessage(listener: Listener<[SocketMessage]>): void {
+    this.messageListeners.push(listener);
+  }
+  onRefused(listener: Listener<[SocketMessage, GatewayError, boolean]>): void {
+    this.refusedListeners.push(listener);
+  }
+  onClose(listener: Listener<[]>): void {
+    this.closeListeners.push(listener);
+  }
+
+  start(): void {
+    if (this.caller) this.watchRevocation();
+    else this.timers.push(setTimeout(() => !this.caller && this.close(4408, 'Authentication timeout'), this.opts.authTimeoutMs));
+    this.socket.on('message', (data) => {
+      const message = toMessage(String(data));
+      this.queue = this.queue.then(() => this.admit(message)).catch(() => this.close(1011, 'Internal error'));
+    });
+    this.socket.on('close', () => this.ended());
+    this.socket.on('error', () => this.close(1011, 'Client socket error'));
+  }
+
+  close(code: number, reason: string): void {
+    if (this.socket.readyState === WebSocket.OPEN || this.socket.readyState === WebSocket.CONNECTING) this.socket.close(code, reason.slice(0, 120));
+    this.ended();
+  }
+
+  private async admit(message: SocketMessage): Promise<void> {
+    if (this.closed) return;
+    try {
+      await this.authenticate(message);
+    } catch (err) {
+      if (!isGatewayError(err)) throw err;
+      for (const l of this.refusedListeners) await l(message, err, this.caller !== undefined);
+      return;
+    }
+    const cost = this.endpoint.costOf(message);
+    try {
+      if (cost > 0) await this.opts.charge(this.caller!, cost, this.route);
+    } catch (err) {
+      if (!isGatewayError(err)) throw err;
+      for (const l of this.refusedListeners) await l(message, err, true);
+      return;
+    }
+    for (const l of this.messageListeners) await l(message);
+  }
+
+  /** A socket without a handshake key authenticates with the first message; a later message may not bring another key. */
+  private async authenticate(message: SocketMessage): Promise<void> {
+    const carried = this.endpoint.keyIn(message);
+    if (this.caller) {
+      if (carried !== undefined && carried !== this.caller.raw && carried !== this.messageKey) throw new GatewayError('KEY_CONFLICT');
+      return;
+    }
+    if (carried === undefined) throw new GatewayError('KEY_MISSING');
+    const caller = await this.opts.authenticate(this.req, this.route, carried);
+    if (!caller) throw new GatewayError('KEY_MISSING');
+    this.caller = caller;
+    this.messageKey = carried;
+    this.releasePending?.();
+    this.releasePending = undefined;
+    this.watchRevocation();
+  }
+
+  private watchRevocation(): void {
+    this.timers.push(
+      setInterval(async () => {
+        if (!this.caller || this.closed) return;
+        const still = await this.opts.verifier.verify(this.caller.raw).catch(() => undefined);
+        // A failing key store is not a revocation; only a definite "unknown or revoked" closes the socket.
+        if (still === null) this.close(4403, 'Forbidden: API key revoked');
+      }, this.opts.revocationCheckMs),
+    );
+  }
+
+  private ended(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const t of this.timers) clearTimeout(t);
+    this.releasePending?.();
+    this.releasePending = undefined;
+    for (const l of this.closeListeners) void l();
+  }
+}
+
+function toMessage(text: string): SocketMessage {
+  try {
+    return { text, json: JSON.parse(text) };
+  } catch {
+    return { text, json: undefined };
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * A block's transactions as Ethereum counts them, from what the mirror node keeps over the block's timestamp range:
+ * every contract result, plus one synthetic transaction per transaction hash that has logs but no contract result
+ * (an HTS token's transfer, which the ledger runs outside the EVM but logs like an ERC-20). They count in
+ * `transactions`, in look-ups by index and in the receipts root, ordered by their index in the record file.
+ */
+import { EMPTY_TRIE_ROOT, toHash32 } from './convert.js';
+import type { ContractResult, MirrorLog } from './records.js';
+import { logsBloom, receiptsRoot, type TrieReceipt } from './receipts.js';
+
+export interface BlockTx {
+  /** 32-byte Ethereum hash. */
+  hash: string;
+  /** Index in the record file, as the mirror node numbers it. */
+  index: number;
+  /** The contract result; null for a synthetic transaction. */
+  result: ContractResult | null;
+  /** The transaction's logs, in block order. */
+  logs: MirrorLog[];
+  gasUsed: bigint;
+  cumulativeGasUsed: bigint;
+}
+
+export interface BlockContents {
+  txs: BlockTx[];
+  receiptsRoot: string;
+}
+
+function trieReceipt(tx: BlockTx): TrieReceipt {
+  const r = tx.result;
+  return {
+    index: tx.index,
+    type: r ? (r.type ?? 0) : 0,
+    success: r ? r.status === '0x1' : true,
+    zeroPostState: r === null,
+    cumulativeGasUsed: tx.cumulativeGasUsed,
+    bloom: r ? (r.bloom ?? '0x') : logsBloom(tx.logs),
+    logs: tx.logs,
+  };
+}
+
+/** Pure: the block's contents from its (executed, de-duplicated) contract results and its logs. */
+export function assembleBlock(results: ContractResult[], logs: MirrorLog[]): BlockContents {
+  const logsByHash = new Map<string, MirrorLog[]>();
+  for (const log of logs) {
+    const hash = toHash32(log.transaction_hash ?? '');
+    const list = logsByHash.get(hash);
+    if (list) list.push(log);
+    else logsByHash.set(hash, [log]);
+  }
+  const txs: Array<Omit<BlockTx, 'cumulativeGasUsed'>> = results.map((r) => {
+    const hash = toHash32(r.hash);
+    return { hash, index: r.transaction_index ?? 0, result: r, logs: logsByHash.get(hash) ?? [], gasUsed: BigInt(r.gas_used ?? 0) };
+  });
+  const known = new Set(txs.map((tx) => tx.hash));
+  for (const [hash, txLogs] of logsByHash) {
+    if (!known.has(hash)) txs.push({ hash, index: txLogs[0].transaction_index ?? 0, result: null, logs: txLogs, gasUsed: 0n });
+  }
+  txs.sort((a, b) => a.index - b.index);
+  let cumulative = 0n;
+  const withGas = txs.map((tx) => ({ ...tx, cumulativeGasUsed: (cumulative += tx.gasUsed) }));
+  return { txs: withGas, receiptsRoot: withGas.length === 0 ? EMPTY_TRIE_ROOT : receiptsRoot(withGas.map(trieReceipt)) };
+}
+
+/** A contract result on its own, for when its block's listing does not have it (the mirror node is catching up). */
+export function standaloneTx(r: ContractResult): BlockTx {
+  const gasUsed = BigInt(r.gas_used ?? 0);
+  return { hash: toHash32(r.hash), index: r.transaction_index ?? 0, result: r, logs: r.logs ?? [], gasUsed, cumulativeGasUsed: gasUsed };
+}

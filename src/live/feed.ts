@@ -1,0 +1,170 @@
+/**
+ * One network's live feed for eth_subscribe: a single follower of the chain (polling its head, or woken by an
+ * upstream WebSocket) that fans each new header and log out to every subscriber of this instance. However many
+ * sockets subscribe, the upstream sees the requests of one follower: the head, the new headers, and when anyone
+ * wants logs, one eth_getLogs over the new blocks, matched against each subscription in-process.
+ */
+import type { Logger } from 'pino';
+import { rpcSubscriptions } from '../metrics.js';
+import { matches, type ChainLog } from './criteria.js';
+import type { LogCriteria, SeenBlock } from './filterStore.js';
+import { advance, removedLogs, type BlockHeader, type ChainSource } from './source.js';
+
+export type SubscriptionKind = 'newHeads' | 'logs' | 'newPendingTransactions';
+/** Receives each result as JSON text, serialised once for all subscribers. */
+export type Notify = (json: string) => void;
+
+/** How much longer the head poll waits while an upstream WebSocket announces blocks: it is then only a safety net. */
+const SIGNALLED_POLL_FACTOR = 10;
+
+interface Subscriber {
+  kind: SubscriptionKind;
+  criteria?: Pick<LogCriteria, 'address' | 'topics'>;
+  notify: Notify;
+}
+
+/** Something that announces new blocks (an upstream WebSocket's newHeads), opened while the feed runs. */
+export interface HeadSignal {
+  open(onBlock: () => void, onState: (up: boolean) => void): void;
+  close(): void;
+}
+
+export interface FeedOptions {
+  network: string;
+  source: ChainSource;
+  pollMs: number;
+  heads?: HeadSignal;
+  logger?: Logger;
+}
+
+export class NetworkFeed {
+  private readonly subscribers = new Set<Subscriber>();
+  private cursor?: number;
+  private recent: SeenBlock[] = [];
+  private starting?: Promise<void>;
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private again = false;
+  /** Set while an upstream WebSocket announces new blocks. */
+  private signalled = false;
+  private failing = false;
+
+  constructor(private readonly opts: FeedOptions) {}
+
+  /**
+   * Adds a subscriber and resolves once the feed knows the head, so every block after this point reaches it.
+   * Returns the function that removes it.
+   */
+  async subscribe(kind: SubscriptionKind, criteria: Subscriber['criteria'], notify: Notify): Promise<() => void> {
+    const sub: Subscriber = { kind, criteria, notify };
+    this.subscribers.add(sub);
+    rpcSubscriptions.inc({ network: this.opts.network, type: kind });
+    const remove = () => {
+      if (!this.subscribers.delete(sub)) return;
+      rpcSubscriptions.dec({ network: this.opts.network, type: kind });
+      if (this.subscribers.size === 0) this.stop();
+    };
+    try {
+      // No public mempool: pending-transaction subscriptions are kept but never fed, so they need no follower.
+      if (kind !== 'newPendingTransactions') await this.start();
+    } catch (err) {
+      remove();
+      throw err;
+    }
+    return remove;
+  }
+
+  get size(): number {
+    return this.subscribers.size;
+  }
+
+  close(): void {
+    this.subscribers.clear();
+    this.stop();
+  }
+
+  private start(): Promise<void> {
+    if (this.cursor !== undefined) return Promise.resolve();
+    this.starting ??= (async () => {
+      const head = await this.opts.source.head();
+      const [block] = await this.opts.source.blocks(head, head);
+      // Everyone left while the head was read: stay stopped.
+      if (this.subscribers.size === 0) return;
+      this.cursor = head;
+      this.recent = block ? [{ n: head, hash: block.hash, logs: [] }] : [];
+      this.opts.heads?.open(
+        () => this.cursor !== undefined && this.follow(),
+        (up) => (this.signalled = up),
+      );
+      this.schedule();
+    })().finally(() => (this.starting = undefined));
+    return this.starting;
+  }
+
+  private stop(): void {
+    this.opts.heads?.close();
+    this.signalled = false;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.cursor = undefined;
+    this.recent = [];
+  }
+
+  private schedule(): void {
+    clearTimeout(this.timer);
+    if (this.cursor === undefined) return;
+    const ms = this.signalled ? this.opts.pollMs * SIGNALLED_POLL_FACTOR : this.opts.pollMs;
+    this.timer = setTimeout(() => this.follow(), ms);
+    this.timer.unref();
+  }
+
+  /** One follower at a time; a wake-up during a step runs another step right after it. */
+  private follow(): void {
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.step()
+      .catch((err) => {
+        if (!this.failing) this.opts.logger?.warn({ err, network: this.opts.network }, 'live feed could not read the chain; retrying');
+        this.failing = true;
+      })
+      .finally(() => {
+        this.running = undefined;
+        if (this.again) {
+          this.again = false;
+          this.follow();
+        } else this.schedule();
+      });
+  }
+
+  private async step(): Promise<void> {
+    const cursor = this.cursor;
+    if (cursor === undefined) return;
+    const wantLogs = [...this.subscribers].some((s) => s.kind === 'logs');
+    const step = await advance(this.opts.source, cursor, this.recent, wantLogs ? (first, last) => this.opts.source.logs({ address: [], topics: [] }, first, last) : undefined);
+    this.failing = false;
+    // Unsubscribed by everyone while reading: nothing to deliver, and the feed has stopped.
+    if (this.cursor !== cursor) return;
+    this.cursor = step.cursor;
+    this.recent = step.recent;
+    for (const header of step.added) this.deliver('newHeads', asHead(header));
+    for (const log of [...removedLogs(step.removed), ...step.logs]) this.deliver('logs', log);
+    if (!wantLogs) this.recent = this.recent.map(({ n, hash }) => ({ n, hash }));
+  }
+
+  private deliver(kind: 'newHeads' | 'logs', result: unknown): void {
+    let json: string | undefined;
+    for (const sub of this.subscribers) {
+      if (sub.kind !== kind) continue;
+      if (kind === 'logs' && sub.criteria && !matches(result as ChainLog, sub.criteria)) continue;
+      sub.notify((json ??= JSON.stringify(result)));
+    }
+  }
+}
+
+/** A header as newHeads sends it: the block without its transactions and uncles. */
+function asHead(block: BlockHeader): Record<string, unknown> {
+  const { transactions: _t, uncles: _u, ...header } = block;
+  return header;
+}

@@ -1,0 +1,9 @@
+import { hash32, positional } from './params.js';
+import { uncleAt } from './uncles.js';
+
+/** No mirror-node request: there are no uncles. */
+export async function eth_getUncleByBlockHashAndIndex(params: unknown[]): Promise<null> {
+  const [hash, index] = positional(params, 2, 2);
+  hash32(hash, 'block hash');
+  return uncleAt(index);
+}

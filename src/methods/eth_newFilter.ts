@@ -1,0 +1,6 @@
+import type { MethodEnv } from './types.js';
+
+/** Mirror: the head block (GET /api/v1/blocks?limit=1&order=desc, then /api/v1/blocks/{n}, cached) the filter starts after. */
+export function eth_newFilter(params: unknown[], env: MethodEnv) {
+  return env.filters.call('eth_newFilter', params, env.ctx.key);
+}

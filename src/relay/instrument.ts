@@ -1,0 +1,87 @@
+/**
+ * The ledger relays' metrics: each call counted by network, method and outcome, and each relay's read-cache and
+ * mirror-client counts read at scrape time.
+ */
+import { Counter, Gauge } from 'prom-client';
+import { ERRORS } from '../errors.js';
+import { registry } from '../metrics.js';
+import type { LedgerRelay } from './ledgerRelay.js';
+
+export const relayCalls = new Counter({
+  name: 'gateway_relay_calls_total',
+  help: 'Ledger relay JSON-RPC calls by network, method and outcome (ok or the JSON-RPC error code); unsupported methods count as other',
+  labelNames: ['network', 'method', 'outcome'] as const,
+  registers: [registry],
+});
+
+/** Relays whose own cache and mirror-client counts are read at scrape time, by network id. */
+const relays = new Map<string, LedgerRelay>();
+
+new Counter({
+  name: 'gateway_relay_cache_requests_total',
+  help: 'Ledger relay read-cache lookups by network and result: hit, miss, coalesced (joined a load already in flight)',
+  labelNames: ['network', 'result'] as const,
+  registers: [registry],
+  collect() {
+    this.reset();
+    for (const [network, relay] of relays) {
+      const { hits, misses, coalesced } = relay.stats().cache;
+      this.inc({ network, result: 'hit' }, hits);
+      this.inc({ network, result: 'miss' }, misses);
+      this.inc({ network, result: 'coalesced' }, coalesced);
+    }
+  },
+});
+
+new Gauge({
+  name: 'gateway_relay_cache_bytes',
+  help: 'Bytes held by the ledger relay read cache, by network; bounded by relay.cacheBytes',
+  labelNames: ['network'] as const,
+  registers: [registry],
+  collect() {
+    this.reset();
+    for (const [network, relay] of relays) this.set({ network }, relay.stats().cache.bytes);
+  },
+});
+
+new Counter({
+  name: 'gateway_relay_mirror_requests_total',
+  help: 'Ledger relay mirror-node client by network and kind: attempt (each HTTP request), retry, failure (a lookup that gave up), coalesced (a GET that joined one in flight)',
+  labelNames: ['network', 'kind'] as const,
+  registers: [registry],
+  collect() {
+    this.reset();
+    for (const [network, relay] of relays) {
+      const { requests, retries, failures, coalesced } = relay.stats().mirror;
+      this.inc({ network, kind: 'attempt' }, requests);
+      this.inc({ network, kind: 'retry' }, retries);
+      this.inc({ network, kind: 'failure' }, failures);
+      this.inc({ network, kind: 'coalesced' }, coalesced);
+    }
+  },
+});
+
+/**
+ * The relay of one network, answering exactly as before, with each call counted by method and outcome and its cache
+ * and mirror counts exported. Methods the relay does not support are labelled `other`, so callers cannot grow the
+ * label set.
+ */
+export function instrumentRelay(network: string, relay: LedgerRelay): LedgerRelay {
+  relays.set(network, relay);
+  return {
+    async handle(calls, ctx) {
+      const outcomes = await relay.handle(calls, ctx);
+      outcomes.forEach((outcome, i) => {
+        const code = 'error' in outcome ? outcome.error.code : undefined;
+        const method = code === ERRORS.UNSUPPORTED_METHOD.rpc ? 'other' : calls[i].method;
+        relayCalls.inc({ network, method, outcome: code === undefined ? 'ok' : String(code) });
+      });
+      return outcomes;
+    },
+    stats: () => relay.stats(),
+    async close() {
+      relays.delete(network);
+      await relay.close();
+    },
+  };
+}

@@ -1,0 +1,92 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'chai';
+import yaml from 'js-yaml';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Starts `src/main.ts` as `npm start` does; `output()` is everything it printed so far. */
+function spawnMain(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: root,
+    env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  return { child, output: () => output, exited: new Promise((resolve) => child.once('exit', (code) => resolve(code))) };
+}
+
+async function runMain(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const main = spawnMain(env);
+  const code = await main.exited;
+  return { code, output: main.output() };
+}
+
+/** A config file serving only Ethereum mainnet, from an upstream that is not there. */
+function ethereumOnly(dir: string): string {
+  const file = join(dir, 'gateway.yaml');
+  writeFileSync(file, yaml.dump({ chains: { ethereum: { displayName: 'Ethereum', networks: { mainnet: { chainId: 1, upstreams: ['http://127.0.0.1:9/'] } } } } }));
+  return file;
+}
+
+describe('npm start as a new user meets it', function () {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'gateway-start-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('a port already taken: exit 1 with one line naming the port and PORT, no stack trace', async () => {
+    const taken = net.createServer().listen(0, '127.0.0.1');
+    await new Promise((r) => taken.once('listening', r));
+    const { port } = taken.address() as net.AddressInfo;
+    try {
+      const { code, output } = await runMain({ GATEWAY_CONFIG: ethereumOnly(dir), PORT: String(port), DATA_DIR: join(dir, 'data') });
+      expect(code).to.equal(1);
+      expect(output).to.include(`127.0.0.1:${port}`).and.to.include('PORT');
+      expect(output).not.to.match(/^\s+at /m);
+    } finally {
+      await new Promise((r) => taken.close(r));
+    }
+  });
+
+  it('an embedded key store held by another process: exit 1 with the store message, no stack trace', async () => {
+    const data = join(dir, 'data');
+    mkdirSync(data);
+    // This test's own process is alive, so the gateway must treat the store as held.
+    writeFileSync(join(data, 'keys.lock'), String(process.pid));
+    const { code, output } = await runMain({ PORT: '0', DATA_DIR: data, SANDBOX_HISTORY: 'false' });
+    expect(code).to.equal(1);
+    expect(output).to.include('The embedded key store is in use by another process');
+    expect(output).not.to.match(/^\s+at /m);
+  });
+
+  it('with a config file, the banner names only served networks and its curl lines reach them', async () => {
+    const main = spawnMain({ GATEWAY_CONFIG: ethereumOnly(dir), PORT: '0', DATA_DIR: join(dir, 'data') });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const done = () => /Try it:\n[\s\S]*-d '[^']*'\n\s*$/.test(main.output()) && resolve();
+        main.child.stdout!.on('data', done);
+        main.exited.then((code) => reject(new Error(`gateway exited with ${code}:\n${main.output()}`)));
+      });
+      const banner = main.output();
+      expect(banner).not.to.match(/hedera|sepolia/);
+      const commands = [...banner.matchAll(/^\s*(curl [^\n]*)\\\n\s*(-d [^\n]*)$/gm)].map((m) => `${m[1]} ${m[2]}`);
+      expect(commands).to.have.length(2);
+      for (const command of commands) {
+        const out = await new Promise<string>((resolve, reject) => execFile('sh', ['-c', command], (err, stdout) => (err ? reject(err) : resolve(stdout))));
+        // The upstream is absent, so the call fails, but as a JSON-RPC answer of the served network, not a 404.
+        expect(JSON.parse(out)).to.include({ jsonrpc: '2.0', id: 1 });
+      }
+    } finally {
+      main.child.kill('SIGTERM');
+      await main.exited;
+    }
+  });
+});
