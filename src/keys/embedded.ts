@@ -53,8 +53,8 @@ export type StoreRecord =
   | { t: 'prune'; before: number };
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-const byCreation = (a: { createdAt: string; id: string }, b: { createdAt: string; id: string }) =>
-  a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+// Ties within a millisecond keep insertion order (the journal's order): sort is stable, and ids are random.
+const byCreation = (a: { createdAt: string }, b: { createdAt: string }) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0);
 
 export async function openEmbeddedStore(
   kind: Extract<StoreKind, 'embedded' | 'memory'>,
