@@ -34,12 +34,16 @@ function open(url: string, headers: Record<string, string> = {}): Promise<WebSoc
 
 const closed = (ws: WebSocket) => new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
 
+/** An edge whose sockets wait `wsAuthTimeoutMs` to authenticate; at most two may wait at once. */
+const gate = (wsAuthTimeoutMs: number) => startTestEdge({ rest: echo }, { overrides: { server: { wsMaxPayloadBytes: 1024, wsMaxUnauthenticated: 2, wsAuthTimeoutMs } } });
+
 describe('WebSocket gate at the edge', () => {
   let edge: TestEdge;
   let url: string;
   let key: string;
   before(async () => {
-    edge = await startTestEdge({ rest: echo }, { overrides: { server: { wsMaxPayloadBytes: 1024, wsMaxUnauthenticated: 2, wsAuthTimeoutMs: 300 } } });
+    // No socket here times out: a waiting socket stays waiting for as long as a test needs it to.
+    edge = await gate(600_000);
     url = `${edge.url.replace('http', 'ws')}/hedera-testnet/api/v1/stream`;
     key = (await edge.addKey('enterprise')).raw;
   });
@@ -52,13 +56,21 @@ describe('WebSocket gate at the edge', () => {
   });
 
   it('closes a socket that does not authenticate in time with 4408, and keeps one that did', async () => {
-    const idle = await open(url);
-    const authed = await open(url);
-    authed.send(JSON.stringify({ key }));
-    await new Promise((resolve) => authed.once('message', resolve));
-    expect(await closed(idle)).to.equal(4408);
-    expect(authed.readyState).to.equal(WebSocket.OPEN);
-    authed.close();
+    // Long enough for the authenticating socket's one message however busy the machine; the idle one waits it out.
+    const short = await gate(2_000);
+    try {
+      const shortUrl = `${short.url.replace('http', 'ws')}/hedera-testnet/api/v1/stream`;
+      const idle = await open(shortUrl);
+      const authed = await open(shortUrl);
+      authed.send(JSON.stringify({ key }));
+      await new Promise((resolve) => authed.once('message', resolve));
+      expect(await closed(idle)).to.equal(4408);
+      expect(authed.readyState).to.equal(WebSocket.OPEN);
+      authed.close();
+      await closed(authed);
+    } finally {
+      await short.close();
+    }
   });
 
   it('refuses handshakes past the cap of sockets waiting to authenticate, and lets an authenticated one through', async () => {

@@ -223,10 +223,12 @@ describe('GraphQL proxy (standalone edge, real ledger stand-in)', () => {
   });
 
   it('closes idle connections but keeps those with a running subscription', async () => {
+    const IDLE_MS = 1_000;
     const idleProxy = createGraphqlProxy({
       timeoutMs: 2_000,
       maxPayloadBytes: 1024 * 1024,
-      idleTimeoutMs: 100,
+      // Long enough for the busy connection's subscribe to follow its init however busy the machine.
+      idleTimeoutMs: IDLE_MS,
       upstreams: async () => ({ rpc: [], graphqlUrl: gql.url }),
     });
     const idleEdge = await startTestEdge({ graphql: idleProxy });
@@ -238,7 +240,8 @@ describe('GraphQL proxy (standalone edge, real ledger stand-in)', () => {
       const busy = modernClient(idleUrl, { 'x-api-key': PREMIUM });
       const events = busy.subscribe(LATEST_SUB);
       await events.until(() => true);
-      await new Promise((resolve) => setTimeout(resolve, 400));
+      // Past the idle timeout: the running subscription kept it open.
+      await new Promise((resolve) => setTimeout(resolve, IDLE_MS + 200));
       await submitFile(chain);
       const newest = chain.transactions().at(-1)!.consensusTimestamp.replace('.', '');
       await events.until((r) => r.data.transaction[0].consensus_timestamp === newest);

@@ -6,11 +6,11 @@
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startTestGateway, withLedgerNetwork, type TestGateway } from '../support/gateway.js';
+import { onFreePort } from '../support/ports.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /**
@@ -26,31 +26,22 @@ const GOLDEN = path.join(DIFFERENTIAL, 'differential/golden/official.jsonl');
 /** The chain the answers were recorded on (0x12a): synthetic transactions carry the relay's own chain id. */
 const CHAIN_ID = 298;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** Starts the stand-in and resolves once it prints its listening line. */
-async function startStub(): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [STUB, '--port', String(port), '--host', '127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk) => {
-      out += chunk;
-      if (out.includes('listening on')) resolve();
+function startStub(): Promise<{ url: string; child: ChildProcess }> {
+  return onFreePort(async (port) => {
+    const child = spawn(process.execPath, [STUB, '--port', String(port), '--host', '127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    await new Promise<void>((resolve, reject) => {
+      let out = '';
+      child.stdout!.on('data', (chunk) => {
+        out += chunk;
+        if (out.includes('listening on')) resolve();
+      });
+      child.stderr!.on('data', (chunk) => (out += chunk));
+      // As when the port was taken meanwhile.
+      child.once('exit', (code) => reject(new Error(`mirror stand-in exited with ${code}: ${out}`)));
     });
-    child.stderr!.on('data', (chunk) => (out += chunk));
-    child.once('exit', (code) => reject(new Error(`mirror stand-in exited with ${code}: ${out}`)));
+    return { url: `http://127.0.0.1:${port}`, child };
   });
-  return { url: `http://127.0.0.1:${port}`, child };
 }
 
 /** Runs a node script to its end; its report is the --json file, its console output is not needed. */

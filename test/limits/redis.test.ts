@@ -4,7 +4,7 @@ import { createLimiter } from '../../src/limits/index.js';
 import type { Limiter } from '../../src/limits/types.js';
 import { needService, REDIS_URL } from '../support/services.js';
 import { monthDelta } from '../support/keyStores.js';
-import { LEDGER_WRITES, limitsConfig, ManualClock, MapUsageStore, testKey } from './support.js';
+import { LEDGER_WRITES, limitsConfig, ManualClock, MapUsageStore, RUN_REDIS_KEYS, testKey } from './support.js';
 
 const START = Date.UTC(2026, 10, 15, 12, 0, 0);
 
@@ -25,8 +25,8 @@ describe('limits: the Redis backend (real Redis)', () => {
   });
   after(async () => {
     if (!redis) return;
-    // The test keys' ids all start with lt_; month counts would otherwise linger until the month ends.
-    const left = await redis.keys('gw:{lt_*');
+    // Month counts would otherwise linger until the month ends; another run's keys on this Redis are left alone.
+    const left = await redis.keys(RUN_REDIS_KEYS);
     if (left.length > 0) await redis.del(...left);
     redis.disconnect();
   });

@@ -1,12 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import net from 'node:net';
 import { once } from 'node:events';
 import { defaultPlans } from '../../src/config/catalogue.js';
 import { configSchema, type Config } from '../../src/config/schema.js';
 import type { VerifiedKey } from '../../src/keys/types.js';
 import { monthOf } from '../../src/limits/calendar.js';
 import type { UsageDelta, UsageStore, WriteBudget } from '../../src/limits/types.js';
+import { onFreePort } from '../support/ports.js';
 import { reachable } from '../support/services.js';
 
 const PLANS = configSchema.parse({ chains: {}, plans: defaultPlans() }).plans;
@@ -19,12 +19,17 @@ export function limitsConfig(overrides: Partial<Config['limits']> = {}): Config[
   return configSchema.parse({ chains: {}, plans: {}, limits: overrides }).limits;
 }
 
+/** Part of every test key id of this run, so a run cleans up only its own Redis keys while another run shares Redis. */
+const RUN = randomBytes(4).toString('hex');
+/** The Redis keys (`gw:{<key id>}:…`) of this run's test keys. */
+export const RUN_REDIS_KEYS = `gw:{lt_${RUN}_*`;
+
 /** A verified key on a catalogue plan, with a fresh id so runs sharing one Redis never share state. */
 export function testKey(planName = 'free', overrides: Partial<VerifiedKey> & { rps?: number; quota?: number } = {}): VerifiedKey {
   const { rps, quota, ...rest } = overrides;
   const plan = { ...PLANS[planName], ...(rps ? { requestsPerSecond: rps } : {}), ...(quota ? { monthlyQuota: quota } : {}) };
   return {
-    id: `lt_${randomBytes(6).toString('hex')}`,
+    id: `lt_${RUN}_${randomBytes(6).toString('hex')}`,
     accountId: 'acct_test',
     name: 'limits test',
     planName,
@@ -60,24 +65,22 @@ export class MapUsageStore implements UsageStore {
   }
 }
 
-export async function freePort(): Promise<number> {
-  const server = net.createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as net.AddressInfo;
-  server.close();
-  await once(server, 'close');
-  return port;
-}
-
 /** A private redis-server on its own port, so a test can stop and restart it without touching the machine's Redis. */
 export class RedisChild {
   private child?: ChildProcess;
   private constructor(readonly port: number) {}
 
   static async start(): Promise<RedisChild> {
-    const redis = new RedisChild(await freePort());
-    await redis.up();
-    return redis;
+    return onFreePort(async (port) => {
+      const redis = new RedisChild(port);
+      try {
+        await redis.up();
+      } catch (err) {
+        await redis.down();
+        throw err;
+      }
+      return redis;
+    });
   }
 
   get url(): string {
@@ -86,19 +89,21 @@ export class RedisChild {
 
   async up(): Promise<void> {
     const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-    let spawnError: Error | undefined;
-    child.once('error', (err) => (spawnError = err));
+    let failure: string | undefined;
+    child.once('error', (err) => (failure = err.message));
+    // It exits at once when the port is taken.
+    child.once('exit', (code) => (failure ??= `exited with ${code}`));
     this.child = child;
-    for (let i = 0; i < 100 && !spawnError; i++) {
+    for (let i = 0; i < 100 && !failure; i++) {
       if (await reachable(this.port, '127.0.0.1', 100)) return;
       await new Promise((r) => setTimeout(r, 50));
     }
-    throw new Error(`redis-server did not start on port ${this.port}${spawnError ? `: ${spawnError.message}` : ''}`);
+    throw new Error(`redis-server did not start on port ${this.port}${failure ? `: ${failure}` : ''}`);
   }
 
   async down(): Promise<void> {
     const child = this.child;
-    if (!child || child.exitCode !== null) return;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const exited = once(child, 'exit');
     child.kill('SIGKILL');
     await exited;

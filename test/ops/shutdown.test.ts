@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -15,14 +16,6 @@ import { needService, POSTGRES_URL } from '../support/services.js';
 import { startOpsGateway } from './support.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-
-async function freePort(): Promise<number> {
-  const server = net.createServer().listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 function refusesConnections(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -79,10 +72,7 @@ class HeldUpstream {
 
 /** `node --import tsx src/main.ts` with a config file, as an operator runs it (no npx, so the signal reaches it). */
 async function startMain(dir: string, upstream: string, shutdownGraceMs: number): Promise<{ child: ChildProcess; port: number; exited: Promise<number | null> }> {
-  const port = await freePort();
-  // The private listener would take port + 1, which another process on a busy machine may hold: give it its own.
-  const privatePort = await freePort();
-  const file = join(dir, `gateway-${port}.yaml`);
+  const file = join(dir, `gateway-${randomBytes(4).toString('hex')}.yaml`);
   const config = {
     server: { shutdownGraceMs },
     // Usage is persisted only at shutdown in these tests, so a count in the store proves the final flush.
@@ -92,15 +82,19 @@ async function startMain(dir: string, upstream: string, shutdownGraceMs: number)
   writeFileSync(file, yaml.dump(config));
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: root,
-    env: { PATH: process.env.PATH, GATEWAY_CONFIG: file, PORT: String(port), PRIVATE_PORT: String(privatePort), DATABASE_URL: POSTGRES_URL, LOG_LEVEL: 'warn' },
+    // Port 0: the kernel picks both listeners' ports, so none can be taken by another process first; the banner says which.
+    env: { PATH: process.env.PATH, GATEWAY_CONFIG: file, PORT: '0', DATABASE_URL: POSTGRES_URL, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  await new Promise<void>((resolve, reject) => {
-    const onData = () => output.includes('Gateway:') && resolve();
+  const port = await new Promise<number>((resolve, reject) => {
+    const onData = () => {
+      const listening = /Gateway:\s+http:\/\/[^\s/]+:(\d+)/.exec(output);
+      if (listening) resolve(Number(listening[1]));
+    };
     child.stdout!.on('data', onData);
     exited.then((code) => reject(new Error(`gateway exited with ${code} before listening:\n${output}`)));
   });

@@ -7,7 +7,6 @@
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Contract, ContractFactory, JsonRpcProvider, Wallet, parseEther } from 'ethers';
@@ -17,6 +16,7 @@ import { Web3 } from 'web3';
 import { sandboxAccounts } from '../../src/sandbox/accounts.js';
 import { counter } from '../e2e/counter.js';
 import { rpc, startTestGateway, type TestGateway } from '../support/gateway.js';
+import { onFreePort } from '../support/ports.js';
 import { needTool, TOOLS } from '../support/services.js';
 import { UpstreamProxy } from '../support/upstreamProxy.js';
 
@@ -24,34 +24,30 @@ const ANVIL_CHAIN_ID = 31337;
 /** anvil's funded development accounts, as it writes them with --config-out. */
 const anvilKeys: string[] = [];
 
-async function freePort(): Promise<number> {
-  const server = net.createServer().listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((r) => server.close(r));
-  return port;
-}
-
-async function startAnvil(binary: string): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const accounts = join(mkdtempSync(join(tmpdir(), 'anvil-')), 'accounts.json');
-  const args = ['--port', String(port), '--host', '127.0.0.1', '--chain-id', String(ANVIL_CHAIN_ID), '--silent', '--config-out', accounts];
-  const child = spawn(binary, args, { stdio: 'ignore' });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 200; i++) {
-    try {
-      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' });
-      if (res.ok) {
-        anvilKeys.push(...(JSON.parse(readFileSync(accounts, 'utf8')) as { private_keys: string[] }).private_keys.slice(0, 2));
-        return { url, child };
+function startAnvil(binary: string): Promise<{ url: string; child: ChildProcess }> {
+  return onFreePort(async (port) => {
+    const accounts = join(mkdtempSync(join(tmpdir(), 'anvil-')), 'accounts.json');
+    const args = ['--port', String(port), '--host', '127.0.0.1', '--chain-id', String(ANVIL_CHAIN_ID), '--silent', '--config-out', accounts];
+    const child = spawn(binary, args, { stdio: 'ignore' });
+    let exited = false;
+    // It exits at once when the port is taken.
+    child.once('exit', () => (exited = true));
+    const url = `http://127.0.0.1:${port}`;
+    for (let i = 0; i < 200 && !exited; i++) {
+      try {
+        const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' });
+        if (res.ok) {
+          anvilKeys.push(...(JSON.parse(readFileSync(accounts, 'utf8')) as { private_keys: string[] }).private_keys.slice(0, 2));
+          return { url, child };
+        }
+      } catch {
+        // not listening yet
       }
-    } catch {
-      // not listening yet
+      await new Promise((r) => setTimeout(r, 50));
     }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  child.kill();
-  throw new Error('anvil did not start');
+    child.kill();
+    throw new Error(`anvil did not start on port ${port}`);
+  });
 }
 
 interface Target {

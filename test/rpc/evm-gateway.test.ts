@@ -143,7 +143,8 @@ describe('EVM upstream failover', () => {
 
   async function gatewayWith(upstreams: string[]) {
     return startTestGateway({
-      server: { upstreamTimeoutMs: 300 },
+      // The attempt timeout is also the devnet's: generous, so a busy machine's slow answer is not taken for a dead upstream.
+      server: { upstreamTimeoutMs: 2_000 },
       chains: { ethereum: { displayName: 'Ethereum', networks: { mainnet: { chainId: 1, upstreams }, sepolia: { chainId: 11155111, upstreams } } } },
     });
   }

@@ -124,7 +124,7 @@ describe('EVM upstream health: scoring, ejection, hedging, chain id check', func
     const backup = await proxy(ahead);
     backup.delayMs = 200;
     const gw = await gatewayWith([stalling, backup], 30_000);
-    await eventually(() => inRotation('rpc1'), 'backup confirmed');
+    await eventually(async () => (await inRotation('rpc0')) && inRotation('rpc1'), 'both confirmed');
     // Latency of the first upstream is known from its chain id check and a few reads.
     for (let i = 0; i < 5; i++) await gw.call('eth_gasPrice');
     const hedgesBefore = await metricValue(upstreamHedges, { network: NETWORK });
@@ -141,7 +141,8 @@ describe('EVM upstream health: scoring, ejection, hedging, chain id check', func
     const backup = await proxy(ahead);
     backup.delayMs = 200;
     const gw = await gatewayWith([stalling, backup], 1_000);
-    await eventually(() => inRotation('rpc1'), 'backup confirmed');
+    // Both confirmed, so the submission goes to the stalling one first and fails over, whichever confirmed first.
+    await eventually(async () => (await inRotation('rpc0')) && inRotation('rpc1'), 'both confirmed');
     for (let i = 0; i < 5; i++) await gw.call('eth_gasPrice');
     const hedgesBefore = await metricValue(upstreamHedges, { network: NETWORK });
     stalling.fault = 'stall';
