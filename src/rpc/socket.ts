@@ -7,7 +7,8 @@
  * Bounds: sockets per key and subscriptions per socket are set by the plan; a socket that does not answer a ping by
  * the next one is cut off, and one idle with no subscription is closed; a reader slower than what it asked for is
  * closed with 4008 once its unsent bytes pass `server.wsMaxBufferedBytes`. Notifications count against the key's
- * monthly quota; once it is used up the socket closes with 4429.
+ * monthly quota; once it is used up the socket closes with 4429. A socket opened without a key answers its first
+ * message with -32001 and closes with 4401.
  */
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -40,6 +41,7 @@ export interface RpcSocketOptions {
 }
 
 export const CLOSE = {
+  NO_KEY: 4401,
   SLOW_READER: 4008,
   QUOTA: 4429,
 } as const;
@@ -81,8 +83,14 @@ export function rpcSocketEndpoint(opts: RpcSocketOptions): SocketEndpoint {
       const network = session.route.network;
       const key = session.caller?.key;
       if (!network) return session.close(4404, 'Not found');
-      // Without a handshake key every message is refused (KEY_MISSING) until the edge's authentication timeout.
-      if (!key) return void session.onRefused((message, err) => refuse(session, parse(message), err));
+      // JSON-RPC messages carry no key, so a socket without a handshake key can never authenticate: its first message
+      // gets the -32001 answer a client can read, then the socket closes rather than waiting for the edge's timeout.
+      if (!key) {
+        return void session.onRefused((message, err) => {
+          refuse(session, parse(message), err);
+          session.close(CLOSE.NO_KEY, 'API key missing: send it in a header or in the path (/v1/<key>/rpc)');
+        });
+      }
       if (!connections.tryOpen(key, key.plan.maxSockets)) {
         const err = new GatewayError('TOO_MANY_SOCKETS', `your ${key.planName} plan allows ${key.plan.maxSockets}`);
         return session.close(4000 + err.http, err.message);

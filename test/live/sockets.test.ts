@@ -120,10 +120,14 @@ describe('JSON-RPC over WebSocket', function () {
     });
   }
 
-  it('a socket opened without a key gets -32001 for each message', async () => {
+  it('a socket opened without a key gets -32001 for its first message, then closes with 4401 saying why', async () => {
     const client = await Client.open(`${t.gw.url.replace(/^http/, 'ws')}/ethereum-sepolia/rpc`);
-    expect((await client.call('eth_chainId')).error.code).to.equal(-32001);
-    client.close();
+    const answer = await client.call('eth_chainId');
+    expect(answer).to.deep.include({ id: 1 });
+    expect(answer.error.code).to.equal(-32001);
+    expect(answer.error.message).to.include('API key missing');
+    expect(await client.closed).to.deep.equal({ code: 4401, reason: 'API key missing: send it in a header or in the path (/v1/<key>/rpc)' });
+    expect(client.messages).to.have.length(1);
   });
 
   it('newHeads: every block once, in order; eth_unsubscribe stops them; an unknown id is "subscription not found"', async () => {
