@@ -79,7 +79,7 @@ export class Edge {
     try {
       route = this.opts.router.resolve(req.headers.host, req.url ?? '/');
     } catch (err) {
-      writeJsonError(res, asGatewayError(err, this.opts.logger, requestId));
+      this.refuseUnrouted(req, res, asGatewayError(err, this.opts.logger, requestId), requestId, fields);
       return;
     }
     const handler = this.opts.handlers[route.api];
@@ -160,6 +160,18 @@ export class Edge {
       }
     }
     await handler.handle(ctx);
+  }
+
+  /** A request no route takes (unknown host, network or path): in the conventions of the API its path names, else plain JSON. */
+  private refuseUnrouted(req: IncomingMessage, res: ServerResponse, err: GatewayError, requestId: string, fields: Record<string, unknown>): void {
+    const api = this.opts.router.apiNamedBy(req.url ?? '/');
+    const handler = api && this.opts.handlers[api];
+    if (!handler) {
+      writeJsonError(res, err);
+      return;
+    }
+    if (CORS_APIS.has(api)) for (const [h, v] of Object.entries(CORS_HEADERS)) res.setHeader(h, v);
+    handler.renderError(err, this.context(req, res, { api, apiPath: '', publicPrefix: '' }, requestId, fields));
   }
 
   private context(req: IncomingMessage, res: ServerResponse, route: Route, requestId: string, fields: Record<string, unknown>): ApiContext {

@@ -74,6 +74,16 @@ export class Router {
   }
 
   /**
+   * The API whose conventions the refusal of a URL no route takes should follow: a path ending in `/rpc` is a JSON-RPC
+   * client's, whatever network it names, so it gets an error that client can read.
+   */
+  apiNamedBy(url: string): ApiKind | undefined {
+    const q = url.indexOf('?');
+    const { path } = normalisePath(q < 0 ? url : url.slice(0, q));
+    return /\/rpc\/?$/.test(path) ? 'rpc' : undefined;
+  }
+
+  /**
    * Resolves Host and URL to a route, or throws a 404 GatewayError that says what exists. The path is normalised
    * first (see paths.ts); one with a dot segment routes to its API marked unsafe, or is refused with 400 when it
    * reaches none.

@@ -35,6 +35,33 @@ describe('EVM chains through the gateway (real EVM devnet upstream)', () => {
     expect(JSON.parse(body)).to.deep.equal({ jsonrpc: '2.0', id: 1, result: '0xaa36a7' });
   });
 
+  it('answers a mistyped network on /rpc in JSON-RPC\'s shape with 404, naming the closest networks', async () => {
+    const host = new URL(t.gw.url).port;
+    for (const [url, headers] of [
+      [`${t.gw.url}/etherium-sepolia/rpc`, {}],
+      [`${t.gw.url}/etherium-sepolia/v1/${t.key}/rpc`, {}],
+      [`${t.gw.url}/rpc`, { host: `etherium-sepolia.localhost:${host}` }],
+    ] as const) {
+      // node:http, so the Host header can be chosen.
+      const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': t.key, ...headers } }, (r) => {
+          let text = '';
+          r.on('data', (c) => (text += c));
+          r.on('end', () => resolve({ status: r.statusCode!, body: text }));
+        });
+        req.once('error', reject);
+        req.end(JSON.stringify(CHAIN_ID_CALL));
+      });
+      expect(res.status, url).to.equal(404);
+      const body = JSON.parse(res.body);
+      // The id is unknown before the network is: JSON-RPC's null id, as for any refusal before the body is read.
+      expect(body).to.deep.include({ jsonrpc: '2.0', id: null });
+      expect(body.error.code).to.equal(-32601);
+      expect(body.error.message).to.include('did you mean ethereum-sepolia?');
+      expect(res.body).not.to.include(t.key);
+    }
+  });
+
   it('ethers v6 reads the chain id, a balance and a block, and sends a transaction that is mined', async () => {
     const provider = new ethers.JsonRpcProvider(rpcUrl, undefined, { cacheTimeout: -1, staticNetwork: true });
     expect((await provider.getNetwork()).chainId).to.equal(11155111n);
