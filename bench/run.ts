@@ -271,8 +271,8 @@ async function main() {
     }
   }
 
-  // 1. Edge cost: full edge against a bare node:http server with the same answer.
-  if (!only) {
+  // 1. Edge cost: full edge against a bare node:http server with the same answer. BENCH_ONLY=edge runs just this.
+  if (!only || only === 'edge') {
     const bare = await constantServer('{"jsonrpc":"2.0","id":1,"result":"0xaa36a7"}');
     const gw = await gateway(evmChains(bare.info.url));
     // In alternation: a drift of the shared machine lands on both, not on whichever ran second.
@@ -287,6 +287,10 @@ async function main() {
     row('edge: bare node:http (baseline)', baseline);
     row('edge: gateway eth_chainId', edge, `${fmt(edge.rps / baseline.rps, 2)}x baseline throughput`);
     results.edge = { baseline, gateway: edge, throughputRatio: edge.rps / baseline.rps };
+    if (only === 'edge') {
+      printTable(rows);
+      return;
+    }
   }
 
   // 2. Forwarding overhead: eth_getBlockByNumber through the gateway to a fast stub, against the stub directly.
