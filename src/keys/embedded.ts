@@ -8,49 +8,14 @@ import { join } from 'node:path';
 import type { Config } from '../config/schema.js';
 import { GatewayError } from '../errors.js';
 import { monthOf } from '../limits/calendar.js';
-import type { UsageDelta, UsageOutcome } from '../limits/types.js';
+import type { UsageDelta } from '../limits/types.js';
 import { generateKey, hashKey, newAccountId, newKeyId } from './format.js';
 import { Journal } from './journal.js';
 import { readLegacyStore } from './legacy.js';
-import { KEY_NETWORKS, type AccountRecord, type AccountSummary, type KeyFlag, type KeyNetwork, type KeyRecord, type KeyStore, type NewKey, requirePlan, type StoreKind, type StoredKey } from './store.js';
+import type { AccountRow, HourRow, KeyRow, StoreRecord } from './journalRecords.js';
+import { KEY_NETWORKS, type AccountRecord, type AccountSummary, type KeyRecord, type KeyStore, type NewKey, requirePlan, type StoreKind, type StoredKey } from './records.js';
 
 export const JOURNAL_FILE = 'keys.journal';
-
-interface AccountRow {
-  id: string;
-  name: string;
-  email: string | null;
-  createdAt: string;
-}
-
-interface KeyRow {
-  id: string;
-  hash: string;
-  accountId: string;
-  name: string;
-  network: KeyNetwork;
-  plan: string;
-  flags: KeyFlag[];
-  createdAt: string;
-  revokedAt: string | null;
-}
-
-type HourRow = [keyId: string, hour: number, api: string, network: string, outcome: UsageOutcome, count: number];
-
-/**
- * One change, as the journal holds it. `key` carries the whole key, so a snapshot is a list of the same records.
- * `usage` is what the limiter flushes: hourly rows, whose admitted requests also count toward the month. A snapshot
- * keeps the two apart (`hours`, `months`), as do stores taken over from PGlite, whose months have no hours.
- */
-export type StoreRecord =
-  | ({ t: 'account' } & AccountRow)
-  | ({ t: 'key' } & KeyRow)
-  | { t: 'revoke'; ids: string[]; at: string }
-  | { t: 'plan'; ids: string[]; plan: string }
-  | { t: 'usage'; rows: HourRow[] }
-  | { t: 'hours'; rows: HourRow[] }
-  | { t: 'months'; rows: Array<[keyId: string, month: string, count: number]> }
-  | { t: 'prune'; before: number };
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 // Ties within a millisecond keep insertion order (the journal's order): sort is stable, and ids are random.

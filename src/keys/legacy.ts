@@ -5,9 +5,9 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { StoreRecord } from './embedded.js';
+import type { StoreRecord } from './journalRecords.js';
 import type { UsageOutcome } from '../limits/types.js';
-import type { KeyTableRow } from './store.js';
+import type { KeyTableRow } from './records.js';
 
 const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 

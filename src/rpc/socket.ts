@@ -24,7 +24,7 @@ import type { NetworkFeed, SubscriptionKind } from '../live/feed.js';
 import { positional } from '../methods/params.js';
 import { rpcNotifications, rpcSockets, rpcSocketsClosed } from '../metrics.js';
 import type { CallContext, RpcBackend } from './answer.js';
-import { respond } from './handler.js';
+import { respond } from './respond.js';
 import { callCount, parseBody, serializeEdgeError, serializeResponse, toErrorObject, type ParsedBody, type RpcCall, type RpcOutcome } from './jsonrpc.js';
 
 export interface RpcSocketOptions {

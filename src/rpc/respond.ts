@@ -1,0 +1,73 @@
+/**
+ * What HTTP and WebSocket share once a JSON-RPC body is admitted: the per-call checks (debug plans, the write budget),
+ * then the network's backend.
+ */
+import type { NetworkRef } from '../edge/route.js';
+import { GatewayError } from '../errors.js';
+import type { VerifiedKey } from '../keys/types.js';
+import { debugRefusal } from '../limits/debugAccess.js';
+import { refusalError } from '../limits/headers.js';
+import type { Limiter, WriteBudget } from '../limits/types.js';
+import { answer, type CallContext, type RpcBackend } from './answer.js';
+import { toErrorObject, type ParsedBody, type RpcCall, type RpcOutcome } from './jsonrpc.js';
+
+const WRITE_METHODS = new Set(['eth_sendRawTransaction']);
+
+/** What decides, call by call, whether a key's call reaches the backend. */
+export interface CallPolicy {
+  limiter: Limiter;
+  /** Plans that open the debug_ and trace_ methods (named when a call is refused). */
+  debugPlans: string[];
+  /** The separate submission budget of a network: the ledger relay's, or one the operator set; none means writes cost what reads cost. */
+  writeBudgetFor(network: NetworkRef): WriteBudget | undefined;
+}
+
+/**
+ * Answers an admitted body the same way over HTTP and WebSocket: per-call checks (debug plans, the write budget), then
+ * the backend. `refusal` is set when a submission was refused for budget.
+ */
+export async function respond(
+  parsed: ParsedBody,
+  inner: RpcBackend,
+  opts: CallPolicy,
+  ctx: CallContext & { key: VerifiedKey },
+): Promise<{ body: string | undefined; refusal?: GatewayError }> {
+  const backend = new CallChecks(inner, opts.limiter, ctx.key, opts.debugPlans, opts.writeBudgetFor(ctx.network));
+  const body = await answer(parsed, backend, ctx);
+  return { body, refusal: backend.refusal };
+}
+
+/**
+ * Per-call checks before the backend sees a call: debug methods the key's plan does not include are refused, and each
+ * transaction submission is charged to the network's write budget, if it has one.
+ */
+class CallChecks implements RpcBackend {
+  refusal?: GatewayError;
+
+  constructor(
+    private readonly inner: RpcBackend,
+    private readonly limiter: Limiter,
+    private readonly key: VerifiedKey,
+    private readonly debugPlans: string[],
+    private readonly writeBudget: WriteBudget | undefined,
+  ) {}
+
+  async handle(calls: RpcCall[], ctx: CallContext): Promise<RpcOutcome[]> {
+    const refused = new Map<number, RpcOutcome>();
+    for (const [i, call] of calls.entries()) {
+      const denied = debugRefusal(call.method, this.key, this.debugPlans);
+      if (denied) refused.set(i, { error: toErrorObject(denied) });
+      if (denied || !this.writeBudget || !WRITE_METHODS.has(call.method)) continue;
+      const decision = await this.limiter.chargeWrite(this.key, this.writeBudget);
+      if (decision.allowed) continue;
+      this.refusal = refusalError(decision);
+      refused.set(i, { error: toErrorObject(this.refusal) });
+    }
+    if (refused.size === 0) return this.inner.handle(calls, ctx);
+    const pass = calls.filter((_, i) => !refused.has(i));
+    const answers = pass.length > 0 ? await this.inner.handle(pass, ctx) : [];
+    let next = 0;
+    return calls.map((_, i) => refused.get(i) ?? answers[next++]);
+  }
+}
+
