@@ -6,6 +6,7 @@ import { Writable } from 'node:stream';
 import { ADMIN_OPERATIONS } from '../../src/keys/adminApi.js';
 import { monthOf } from '../../src/limits/calendar.js';
 import { createLogger } from '../../src/log.js';
+import { inOneMonth } from '../support/calendar.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
 const TOKEN = 'operator-token-for-tests-0123456789';
@@ -88,12 +89,18 @@ describe('admin API (/admin/v1 on the private listener)', () => {
     expect((await chainId(t.gw.url, key)).status).to.equal(401);
   });
 
-  it("reads a key's usage for this month against its plan's quota", async () => {
-    const { key, id } = await t.newKey('developer');
-    for (let i = 0; i < 3; i++) expect((await chainId(t.gw.url, key)).status).to.equal(200);
-    await t.gw.limiter.close();
-    const usage = await admin(base, 'GET', `/keys/${id}/usage`);
-    expect(usage.json).to.deep.equal({ keyId: id, plan: 'developer', month: monthOf(Date.now()), used: 3, quota: 5_000_000 });
+  it("reads a key's usage for this month against its plan's quota", () =>
+    inOneMonth(async () => {
+      const { key, id } = await t.newKey('developer');
+      for (let i = 0; i < 3; i++) expect((await chainId(t.gw.url, key)).status).to.equal(200);
+      // Closing the limiter flushes its counts to the store (again on a second run).
+      await t.gw.limiter.close();
+      const usage = await admin(base, 'GET', `/keys/${id}/usage`);
+      expect(usage.json).to.deep.equal({ keyId: id, plan: 'developer', month: monthOf(Date.now()), used: 3, quota: 5_000_000 });
+    }));
+
+  it('reads the usage of another month, and refuses a month it cannot read', async () => {
+    const { id } = await t.newKey('developer');
     expect((await admin(base, 'GET', `/keys/${id}/usage?month=2020-01`)).json.used).to.equal(0);
     expect((await admin(base, 'GET', `/keys/${id}/usage?month=last`)).status).to.equal(400);
   });

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monthOf } from '../../src/limits/calendar.js';
 import { openKeyStore } from '../../src/keys/store.js';
+import { inOneMonth } from '../support/calendar.js';
 import { keyConfig, monthDelta } from '../support/keyStores.js';
 
 const CLI = join(import.meta.dirname, '../../src/keys/cli.ts');
@@ -58,14 +59,16 @@ describe('keys CLI (child process, embedded store in a temp dir)', () => {
     expect(badCommand.err).to.include('unknown command').and.include('Usage:');
   });
 
-  it("reports this month's usage against the plan's quota", async () => {
-    const store = await openKeyStore(keyConfig({ dataDir }));
-    await store.addUsage([monthDelta(id, monthOf(Date.now()), 1234)]);
-    await store.close();
-    const res = await keys('usage', id);
-    expect(res.code, res.err).to.equal(0);
-    expect(res.out).to.include(`${monthOf(Date.now())}: 1234 of 50000000 requests`);
-  });
+  it("reports this month's usage against the plan's quota", () =>
+    inOneMonth(async () => {
+      const month = monthOf(Date.now());
+      const store = await openKeyStore(keyConfig({ dataDir }));
+      await store.addUsage([monthDelta(id, month, 1234)]);
+      await store.close();
+      const res = await keys('usage', id);
+      expect(res.code, res.err).to.equal(0);
+      expect(res.out).to.include(`${month}: 1234 of 50000000 requests`);
+    }));
 
   it('revokes a key, and says so when the gateway holds the embedded store', async () => {
     const revoked = await keys('revoke', id);

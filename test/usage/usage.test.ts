@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { monthOf } from '../../src/limits/calendar.js';
 import type { UsageReport } from '../../src/usage/report.js';
+import { inOneMonth } from '../support/calendar.js';
 import { postgresSchema } from '../support/keyStores.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { needService } from '../support/services.js';
@@ -16,7 +17,7 @@ describe('usage for key owners: GET /v1/<key>/usage', () => {
   });
   after(() => t?.close());
 
-  it('answers with any of the three key methods, on the bare domain and on a network', async () => {
+  it('answers with any of the three key methods, on the bare domain and on a network', () => inOneMonth(async () => {
     const { key, id } = await t.newKey('developer', []);
     const answers = await Promise.all([
       fetch(`${t.gw.url}/usage`, { headers: { 'x-api-key': key } }),
@@ -32,9 +33,9 @@ describe('usage for key owners: GET /v1/<key>/usage', () => {
       expect(report).to.include({ keyId: id, plan: 'developer', month: monthOf(Date.now()) });
       expect(JSON.stringify(report)).not.to.include(key);
     }
-  });
+  }));
 
-  it('counts this month against the quota and the last 48 hours by API and network, with 429s apart; reading it costs nothing', async () => {
+  it('counts this month against the quota and the last 48 hours by API and network, with 429s apart; reading it costs nothing', () => inOneMonth(async () => {
     const { key } = await t.newKey('tiny', []);
     const traffic = new Traffic(t.gw.url, key);
     expect(await traffic.rpc('ethereum-sepolia', 6)).to.equal(200);
@@ -63,7 +64,7 @@ describe('usage for key owners: GET /v1/<key>/usage', () => {
     const again = (await (await fetch(`${t.gw.url}/v1/${key}/usage`)).json()) as UsageReport;
     expect(again.quota.used).to.equal(12);
     expect(sum(again.totals.limited)).to.equal(3);
-  });
+  }));
 
   it('refuses a missing or unknown key with 401 and other methods with 405', async () => {
     expect((await fetch(`${t.gw.url}/usage`)).status).to.equal(401);
