@@ -191,10 +191,15 @@ describe('JSON-RPC over WebSocket', function () {
     const slow = await Client.open(wsUrl(t, 'ethereum-sepolia'));
     const before = await metric('gateway_rpc_websocket_closes_total', { reason: 'slow_reader' });
     (slow.ws as any)._socket.pause();
-    // The identity precompile echoes its input: each answer is about 800 KB, far more than loopback buffers hold in all.
-    const echo = `0x${'ab'.repeat(400_000)}`;
-    for (let i = 0; i < 24; i++) slow.ws.send(JSON.stringify({ jsonrpc: '2.0', id: i, method: 'eth_call', params: [{ to: '0x0000000000000000000000000000000000000004', data: echo }, 'latest'] }));
-    while ((await metric('gateway_rpc_websocket_closes_total', { reason: 'slow_reader' })) === before) await sleep(50);
+    // Each answer echoes its request's 700 KB id, and eth_chainId is answered without an upstream, so the answers are
+    // large and cheap however busy the machine. They are sent until the gateway gives up on the reader, whatever the
+    // loopback buffers hold before anything is left unsent.
+    const id = 'x'.repeat(700_000);
+    for (let sent = 0; (await metric('gateway_rpc_websocket_closes_total', { reason: 'slow_reader' })) === before; sent++) {
+      expect(sent, 'answers sent before the slow reader was noticed').to.be.below(400);
+      slow.ws.send(JSON.stringify({ jsonrpc: '2.0', id: `${sent}${id}`, method: 'eth_chainId', params: [] }));
+      await sleep(10);
+    }
     (slow.ws as any)._socket.resume();
     expect(await slow.closed).to.deep.equal({ code: 4008, reason: `Slow reader: more than ${256 * 1024} bytes unread` });
     await mine();
