@@ -75,6 +75,10 @@ describe('path safety', () => {
     expect(normalisePath('/api/v1//accounts%2f0.0.2')).to.deep.equal({ path: '/api/v1/accounts/0.0.2', unsafe: false });
     expect(normalisePath('/api/v1\\accounts')).to.deep.equal({ path: '/api/v1/accounts', unsafe: false });
     expect(normalisePath('/api/v1/tokens/a..b')).to.deep.equal({ path: '/api/v1/tokens/a..b', unsafe: false });
+    // Paths with nothing to decode: kept as they are, repeated slashes collapsed, control characters refused.
+    expect(normalisePath('/ethereum-sepolia/rpc')).to.deep.equal({ path: '/ethereum-sepolia/rpc', unsafe: false });
+    expect(normalisePath('//ethereum-sepolia///rpc')).to.deep.equal({ path: '/ethereum-sepolia/rpc', unsafe: false });
+    expect(normalisePath('/ethereum/rpc\u0001')).to.deep.equal({ path: '/ethereum/rpc\u0001', unsafe: true });
     for (const path of ESCAPES) expect(normalisePath(path.split('?')[0]).unsafe, path).to.equal(true);
   });
 
