@@ -61,6 +61,36 @@ export const upstreamHedges = new Counter({
   registers: [registry],
 });
 
+/** The request metrics' labelled children of one chain, network and API. */
+interface RequestMeter {
+  duration: ReturnType<Histogram<'chain' | 'network' | 'api'>['labels']>;
+  byOutcome: Map<string, ReturnType<Counter<'chain' | 'network' | 'api' | 'outcome'>['labels']>>;
+}
+
+const requestMeters = new Map<string, RequestMeter>();
+
+/**
+ * One finished request in `gateway_request_duration_seconds` and `gateway_requests_total`. The labelled children are
+ * made once per label set (chain and network from the config, the API and outcome from fixed sets): a look-up by a
+ * labels object costs prom-client a validation and a hash on every call.
+ */
+export function observeRequest(chain: string, network: string, api: string, status: number, seconds: number): void {
+  const id = `${chain}\n${network}\n${api}`;
+  let meter = requestMeters.get(id);
+  if (!meter) {
+    meter = { duration: requestDuration.labels(chain, network, api), byOutcome: new Map() };
+    requestMeters.set(id, meter);
+  }
+  meter.duration.observe(seconds);
+  const outcome = outcomeOf(status);
+  let count = meter.byOutcome.get(outcome);
+  if (!count) {
+    count = requestsTotal.labels(chain, network, api, outcome);
+    meter.byOutcome.set(outcome, count);
+  }
+  count.inc();
+}
+
 /** Outcome label of a finished request: ok, client_error, auth, limited, upstream_error, server_error. */
 export function outcomeOf(status: number): string {
   if (status < 400) return 'ok';

@@ -10,9 +10,10 @@ import { refusalError, rateLimitHeaders } from '../limits/headers.js';
 import { countRefusal } from '../limits/metrics.js';
 import { checkRelayAccess } from '../limits/relayAccess.js';
 import type { LimitDecision, Limiter } from '../limits/types.js';
-import { outcomeOf, requestDuration, requestsTotal } from '../metrics.js';
+import { observeRequest } from '../metrics.js';
 import { bodyTooLarge, readBody } from './body.js';
 import { writeJsonError } from './plainError.js';
+import { ResponseHeaders } from './responseHeaders.js';
 import { redactPath, type ApiKind, type Route, type Router } from './route.js';
 import { SocketGate } from './sockets.js';
 import type { ApiContext, ApiHandler, Caller } from './types.js';
@@ -65,43 +66,42 @@ export class Edge {
   }
 
   readonly handle = (req: IncomingMessage, res: ServerResponse): void => {
-    const started = process.hrtime.bigint();
-    const requestId = requestIdOf(req);
-    res.setHeader('x-request-id', requestId);
-    let route: Route | undefined;
-    const fields: Record<string, unknown> = {};
+    const ctx = new RequestContext(req, res, requestIdOf(req), this.opts.config.server.bodyLimitBytes);
     this.inFlight++;
     res.once('close', () => {
       this.inFlight--;
-      this.finish(req, res, route, fields, requestId, started);
+      this.finish(ctx);
       if (this.inFlight === 0) for (const wake of this.idleWaiters.splice(0)) wake();
     });
+    let route: Route;
     try {
       route = this.opts.router.resolve(req.headers.host, req.url ?? '/');
     } catch (err) {
-      this.refuseUnrouted(req, res, asGatewayError(err, this.opts.logger, requestId), requestId, fields);
+      this.refuseUnrouted(ctx, asGatewayError(err, this.opts.logger, ctx.requestId));
       return;
     }
+    ctx.route = route;
     const handler = this.opts.handlers[route.api];
     if (!handler) {
+      ctx.headers.applyTo(res);
       writeJsonError(res, new GatewayError('NOT_FOUND', `the ${route.api} API is not enabled on this gateway`));
       return;
     }
     if (CORS_APIS.has(route.api)) {
-      for (const [h, v] of Object.entries(CORS_HEADERS)) res.setHeader(h, v);
+      ctx.headers.setAll(CORS_HEADERS);
       if (req.method === 'OPTIONS') {
-        res.writeHead(204).end();
+        res.writeHead(204, ctx.headers.with()).end();
         return;
       }
     }
-    const ctx = this.context(req, res, route, requestId, fields);
     this.admitThenHandle(handler, ctx).catch((err) => {
-      const gatewayError = asGatewayError(err, this.opts.logger, requestId);
-      if (gatewayError.internal) fields.internalErrors = [gatewayError.internal];
+      const gatewayError = asGatewayError(err, this.opts.logger, ctx.requestId);
+      if (gatewayError.internal) ctx.fields.internalErrors = [gatewayError.internal];
       if (res.headersSent) {
         res.destroy();
         return;
       }
+      if (!handler.takesHeaders) ctx.headers.applyTo(res);
       handler.renderError(gatewayError, ctx);
     });
   };
@@ -144,51 +144,44 @@ export class Edge {
    * against the plan before any body is read), then the declared cost (from the body when it depends on it), charged
    * before the handler runs.
    */
-  private async admitThenHandle(handler: ApiHandler, ctx: ApiContext): Promise<void> {
+  private async admitThenHandle(handler: ApiHandler, ctx: RequestContext): Promise<void> {
     if (this.draining) throw new GatewayError('SHUTTING_DOWN');
     if (ctx.route.unsafePath) throw new GatewayError('PATH_REFUSED');
     handler.screen?.(ctx);
     const admission = handler.admission;
     if (admission.key !== 'none') {
-      const caller = await this.authenticate(ctx.req, ctx.route, undefined, ctx.annotate);
+      const caller = await this.authenticate(ctx.req, ctx.route, undefined, ctx.fields);
       if (!caller && admission.key === 'required') throw new GatewayError('KEY_MISSING');
       const cost = 'cost' in admission ? admission.cost : admission.costOfBody(await this.readBodyOnce(ctx, admission.bodyLimit), ctx);
       if (caller) {
         // Nothing to charge (the key owner's usage report): the key is verified, the budget untouched.
-        if (cost > 0) this.setRateHeaders(ctx.res, await this.charge(caller, cost, ctx.route));
+        if (cost > 0) ctx.headers.setAll(rateLimitHeaders(await this.charge(caller, cost, ctx.route)));
         ctx.caller = caller;
       }
     }
+    if (!handler.takesHeaders) ctx.headers.applyTo(ctx.res);
     await handler.handle(ctx);
   }
 
   /** A request no route takes (unknown host, network or path): in the conventions of the API its path names, else plain JSON. */
-  private refuseUnrouted(req: IncomingMessage, res: ServerResponse, err: GatewayError, requestId: string, fields: Record<string, unknown>): void {
-    const api = this.opts.router.apiNamedBy(req.url ?? '/');
+  private refuseUnrouted(ctx: RequestContext, err: GatewayError): void {
+    const api = this.opts.router.apiNamedBy(ctx.req.url ?? '/');
     const handler = api && this.opts.handlers[api];
     if (!handler) {
-      writeJsonError(res, err);
+      ctx.headers.applyTo(ctx.res);
+      writeJsonError(ctx.res, err);
       return;
     }
-    if (CORS_APIS.has(api)) for (const [h, v] of Object.entries(CORS_HEADERS)) res.setHeader(h, v);
-    handler.renderError(err, this.context(req, res, { api, apiPath: '', publicPrefix: '' }, requestId, fields));
-  }
-
-  private context(req: IncomingMessage, res: ServerResponse, route: Route, requestId: string, fields: Record<string, unknown>): ApiContext {
-    let body: Promise<Buffer> | undefined;
-    const ctx: ApiContext = {
-      req,
-      res,
-      route,
-      requestId,
-      readBody: () => (body ??= readBody(req, this.opts.config.server.bodyLimitBytes)),
-      annotate: (more) => Object.assign(fields, more),
-    };
-    return ctx;
+    if (CORS_APIS.has(api)) ctx.headers.setAll(CORS_HEADERS);
+    if (!handler.takesHeaders) ctx.headers.applyTo(ctx.res);
+    // The route is the handler's only: the request's log line and metrics count it as routed nowhere.
+    const { req, res, requestId, headers } = ctx;
+    const route = { api, apiPath: '', publicPrefix: '' };
+    handler.renderError(err, { req, res, route, requestId, headers, readBody: () => ctx.readBody(), annotate: (fields) => ctx.annotate(fields) });
   }
 
   /** The body under the handler's own limit, when it sets one below the gateway's. */
-  private async readBodyOnce(ctx: ApiContext, limit: number | undefined): Promise<Buffer> {
+  private async readBodyOnce(ctx: RequestContext, limit: number | undefined): Promise<Buffer> {
     if (limit !== undefined && Number(ctx.req.headers['content-length']) > limit) throw bodyTooLarge(ctx.req, limit);
     const body = await ctx.readBody();
     if (limit !== undefined && body.length > limit) throw bodyTooLarge(ctx.req, limit);
@@ -196,12 +189,12 @@ export class Edge {
   }
 
   /** The caller of a header, path or (WebSocket) message key, verified and checked against the plan; undefined without a key. */
-  private async authenticate(req: IncomingMessage, route: Route, messageKey?: string, annotate?: (f: Record<string, unknown>) => void): Promise<Caller | undefined> {
+  private async authenticate(req: IncomingMessage, route: Route, messageKey?: string, logFields?: Record<string, unknown>): Promise<Caller | undefined> {
     const raw = extractKey(req.headers, route.pathKey, messageKey);
     if (raw === undefined) return undefined;
     const key = await this.opts.verifier.verify(raw);
     if (!key) throw new GatewayError('KEY_INVALID');
-    annotate?.({ keyId: key.id });
+    if (logFields) logFields.keyId = key.id;
     const api = route.api === 'keys' || route.api === 'ops' || route.api === 'usage' ? undefined : route.api;
     if (api && !key.plan.apis.includes(api)) {
       countRefusal('plan');
@@ -217,24 +210,20 @@ export class Edge {
     return decision;
   }
 
-  private setRateHeaders(res: ServerResponse, decision: LimitDecision): void {
-    if (res.headersSent) return;
-    for (const [h, v] of Object.entries(rateLimitHeaders(decision))) res.setHeader(h, v);
-  }
-
-  private finish(req: IncomingMessage, res: ServerResponse, route: Route | undefined, fields: Record<string, unknown>, requestId: string, started: bigint) {
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    const labels = { chain: route?.network?.chainName ?? '', network: route?.network?.networkName ?? '', api: route?.api ?? 'none' };
-    requestDuration.observe(labels, seconds);
-    requestsTotal.inc({ ...labels, outcome: outcomeOf(res.statusCode) });
-    if (route?.api === 'ops') return;
+  private finish(ctx: RequestContext) {
+    const { req, res, requestId, fields } = ctx;
+    const route = ctx.route as Route | undefined;
+    const seconds = Number(process.hrtime.bigint() - ctx.started) / 1e9;
+    const api = route?.api ?? 'none';
+    observeRequest(route?.network?.chainName ?? '', route?.network?.networkName ?? '', api, res.statusCode, seconds);
+    if (api === 'ops') return;
     this.opts.logger.info(
       {
         requestId,
         host: req.headers.host,
         path: redactPath(req.url ?? ''),
         httpMethod: req.method,
-        api: labels.api,
+        api,
         network: route?.network?.id,
         status: res.statusCode,
         ms: Math.round(seconds * 1e6) / 1e3,
@@ -242,6 +231,38 @@ export class Edge {
       },
       'request',
     );
+  }
+}
+
+/**
+ * One request as the edge and its handler see it: methods rather than per-request closures, so admitting a request
+ * allocates this one object.
+ */
+class RequestContext implements ApiContext {
+  readonly started = process.hrtime.bigint();
+  /** Set once the request is routed; a request no route takes never has one. */
+  route!: Route;
+  caller?: Caller;
+  /** The fields of the request's log line besides the edge's own. */
+  readonly fields: Record<string, unknown> = {};
+  readonly headers: ResponseHeaders;
+  private body?: Promise<Buffer>;
+
+  constructor(
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    readonly requestId: string,
+    private readonly bodyLimit: number,
+  ) {
+    this.headers = new ResponseHeaders(['x-request-id', requestId]);
+  }
+
+  readBody(): Promise<Buffer> {
+    return (this.body ??= readBody(this.req, this.bodyLimit));
+  }
+
+  annotate(fields: Record<string, unknown>): void {
+    Object.assign(this.fields, fields);
   }
 }
 

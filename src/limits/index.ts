@@ -86,11 +86,12 @@ class MeteredLimiter implements Limiter {
   }
 
   private async timed(decide: () => Promise<LimitDecision>): Promise<LimitDecision> {
-    const end = this.duration.startTimer();
+    // Not startTimer: its closures and hrtime pairs cost more than the in-memory decision they time.
+    const started = performance.now();
     try {
       return this.counted(await decide());
     } finally {
-      end();
+      this.duration.observe((performance.now() - started) / 1e3);
     }
   }
 

@@ -43,21 +43,18 @@ export function createRpcHandler(opts: RpcHandlerOptions): ApiHandler {
       if (causes.length > 0) ctx.annotate({ internalErrors: causes.slice(0, 10) });
       const refusedSingle = parsed.kind === 'single' && refusal;
       if (body === undefined) {
-        ctx.res.writeHead(204).end();
+        ctx.res.writeHead(204, ctx.headers.with()).end();
         return;
       }
-      ctx.res.writeHead(refusedSingle ? 429 : 200, {
-        'content-type': 'application/json',
-        'content-length': Buffer.byteLength(body),
-        ...(refusedSingle ? refusal.headers : {}),
-      });
+      ctx.res.writeHead(refusedSingle ? 429 : 200, ctx.headers.with({ 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...(refusedSingle ? refusal.headers : {}) }));
       ctx.res.end(body);
     },
     renderError(err, ctx) {
       const body = serializeEdgeError(parsedBodies.get(ctx), toErrorObject(err));
-      ctx.res.writeHead(err.http, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...err.headers });
+      ctx.res.writeHead(err.http, ctx.headers.with({ 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...err.headers }));
       ctx.res.end(body);
     },
+    takesHeaders: true,
     ...(opts.sockets ? { socket: rpcSocketEndpoint({ ...opts, ...opts.sockets }) } : {}),
   };
 }
