@@ -7,7 +7,7 @@ import { limiterBackendErrors } from '../../src/limits/metrics.js';
 import type { Limiter } from '../../src/limits/types.js';
 import { createLogger } from '../../src/log.js';
 import { needTool, TOOLS } from '../support/services.js';
-import { eventually, LEDGER_WRITES, limitsConfig, MapUsageStore, RedisChild, testKey } from './support.js';
+import { eventually, LEDGER_WRITES, limitsConfig, ManualClock, MapUsageStore, RedisChild, testKey } from './support.js';
 
 /** A logger whose lines the test can read. */
 function capturedLogger() {
@@ -50,7 +50,9 @@ describe('limits: Redis stopped mid-test (a private redis-server)', function () 
 
   it('fail-open: a local per-instance limiter answers, the outage is logged once and counted, and Redis is used again when it returns', async () => {
     const { lines, logger } = capturedLogger();
-    const limiter = await createLimiter({ limits: limitsConfig({ redisUrl: redis.url, redisFailure: 'fail-open' }), usage: new MapUsageStore(), logger });
+    // A stopped clock: the local limiter's budget must not refill while the fifteen charges run on a busy machine.
+    const clock = new ManualClock(Date.UTC(2026, 10, 15, 12, 0, 0));
+    const limiter = await createLimiter({ limits: limitsConfig({ redisUrl: redis.url, redisFailure: 'fail-open' }), usage: new MapUsageStore(), logger, now: clock.now });
     try {
       await servedByRedis(limiter, redis.url);
       await redis.down();
