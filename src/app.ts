@@ -267,6 +267,7 @@ class Backends {
         chainId: network.network.chainId,
         urls: async () => (await this.upstreams(network)).rpc,
         timeoutMs: this.config.server.upstreamTimeoutMs,
+        connections: this.config.server.upstreamConnections,
         health: this.config.upstreamHealth,
         logger: this.logger,
       });

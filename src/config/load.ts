@@ -18,6 +18,7 @@ export const ENV_OVERRIDES: Record<string, { path: string[]; type: 'string' | 'i
   BODY_LIMIT_BYTES: { path: ['server', 'bodyLimitBytes'], type: 'int' },
   MAX_BATCH_SIZE: { path: ['server', 'maxBatchSize'], type: 'int' },
   UPSTREAM_TIMEOUT_MS: { path: ['server', 'upstreamTimeoutMs'], type: 'int' },
+  UPSTREAM_CONNECTIONS: { path: ['server', 'upstreamConnections'], type: 'int' },
   SHUTDOWN_GRACE_MS: { path: ['server', 'shutdownGraceMs'], type: 'int' },
   PRIVATE_HOST: { path: ['private', 'host'], type: 'string' },
   PRIVATE_PORT: { path: ['private', 'port'], type: 'int' },

@@ -118,6 +118,14 @@ export const configSchema = z.object({
       bodyLimitBytes: z.number().int().positive().default(5 * 1024 * 1024).describe('Largest request body'),
       maxBatchSize: z.number().int().positive().default(1000).describe('Most calls in one JSON-RPC batch'),
       upstreamTimeoutMs: z.number().int().positive().default(10_000).describe('Timeout of one upstream attempt'),
+      upstreamConnections: z
+        .number()
+        .int()
+        .positive()
+        .default(256)
+        .describe(
+          'Most keep-alive connections to one EVM upstream: each call in flight holds one, so size it to requests per second times the upstream latency (1,000/s at 100 ms holds 100); calls beyond it wait for a free one',
+        ),
       shutdownGraceMs: z.number().int().positive().default(10_000).describe('How long SIGTERM waits for in-flight work'),
       subscriptionIdleTimeoutMs: z
         .number()

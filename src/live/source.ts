@@ -5,7 +5,7 @@
  */
 import { GatewayError, isGatewayError } from '../errors.js';
 import type { CallContext, RpcBackend } from '../rpc/answer.js';
-import { RawJson } from '../rpc/jsonrpc.js';
+import { plainResult } from '../rpc/jsonrpc.js';
 import { getLogsParam, type ChainLog } from './criteria.js';
 import type { LogCriteria, SeenBlock } from './filterStore.js';
 
@@ -61,8 +61,7 @@ export function backendCaller(backend: RpcBackend, ctx: CallContext): Caller {
       ctx,
     );
     return outcomes.map((o, i) => {
-      // Final ledger answers come kept as JSON text.
-      if ('result' in o) return o.result instanceof RawJson ? o.result.toJSON() : o.result;
+      if ('result' in o) return plainResult(o.result);
       throw new GatewayError('UPSTREAM_UNAVAILABLE', `${calls[i].method}: ${o.error.message}`);
     });
   };

@@ -3,9 +3,9 @@ import { isFilterMethod, type FilterService, type NetworkFilters } from '../live
 import { rpcSource, type ChainSource } from '../live/source.js';
 import type { CallContext, RpcBackend } from './answer.js';
 import { checkForwardable } from './evmGuards.js';
-import { toErrorObject, type RpcCall, type RpcOutcome } from './jsonrpc.js';
+import { plainResult, toErrorObject, type RpcCall, type RpcOutcome } from './jsonrpc.js';
 import type { MethodPolicy } from './methodPolicy.js';
-import { fromUpstream } from './upstreamErrors.js';
+import { outcomesOf } from './upstreamAnswers.js';
 import type { UpstreamPool } from './upstreamPool.js';
 
 /**
@@ -30,7 +30,7 @@ export class EvmForwarder implements RpcBackend {
     this.netVersion = String(chainId);
     this.source = rpcSource(async (calls) =>
       (await this.sendOrFail(calls.map((c) => ({ id: undefined, ...c })))).map((o, i) => {
-        if ('result' in o) return o.result;
+        if ('result' in o) return plainResult(o.result);
         throw new GatewayError('UPSTREAM_UNAVAILABLE', `${calls[i].method}: ${o.error.message}`);
       }),
     );
@@ -99,14 +99,7 @@ export class EvmForwarder implements RpcBackend {
   private async send(calls: RpcCall[]): Promise<RpcOutcome[]> {
     const requests = calls.map((c, i) => ({ jsonrpc: '2.0', id: i, method: c.method, params: c.params }));
     const hedge = !calls.some((c) => c.method.startsWith('eth_send'));
-    const reply = await this.upstream.post(JSON.stringify(requests.length === 1 ? requests[0] : requests), { hedge });
-    const replies = Array.isArray(reply) ? reply : [reply];
-    const byId = new Map<number, RpcOutcome>();
-    for (const r of replies) {
-      if (r && typeof r === 'object' && typeof (r as { id?: unknown }).id === 'number') byId.set((r as { id: number }).id, fromUpstream(r));
-    }
-    // A single upstream error without an id (some nodes refuse batches that way) answers every call.
-    const fallback = replies.length === 1 && byId.size === 0 ? fromUpstream(replies[0]) : undefined;
-    return calls.map((_, i) => byId.get(i) ?? fallback ?? { error: toErrorObject(new GatewayError('UPSTREAM_UNAVAILABLE', 'upstream returned no answer for this call')) });
+    const body = JSON.stringify(requests.length === 1 ? requests[0] : requests);
+    return this.upstream.post(body, { hedge, read: (text) => outcomesOf(text, calls.length) });
   }
 }

@@ -1,4 +1,4 @@
-import { rawIds } from './rawIds.js';
+import { rawIds } from './jsonScan.js';
 import { GatewayError, type ErrorName } from '../errors.js';
 
 /** An id as the JSON text the client sent, echoed byte-for-byte (`12345678901234567890`, `"a"`, `0`, `null`). */
@@ -103,7 +103,10 @@ export function replyIdOf(parsed: ParsedBody | undefined): RawId {
   return 'call' in e ? (e.call.id ?? 'null') : e.invalid;
 }
 
-/** A result that is already JSON text (a final answer kept serialised): written into the response as it is. */
+/**
+ * A result that is already JSON text (a final ledger answer kept serialised, an EVM upstream's result as it came):
+ * written into the response as it is.
+ */
 export class RawJson {
   constructor(readonly text: string) {}
 
@@ -111,6 +114,11 @@ export class RawJson {
   toJSON(): unknown {
     return JSON.parse(this.text);
   }
+}
+
+/** A result as a value, whether it came as one or as JSON text. */
+export function plainResult(result: unknown): unknown {
+  return result instanceof RawJson ? result.toJSON() : result;
 }
 
 export function serializeResponse(id: RawId, outcome: RpcOutcome): string {
