@@ -16,6 +16,7 @@ interface Job {
 
 const job = JSON.parse(readFileSync(process.argv[2], 'utf8')) as Job;
 const u = new URL(job.url);
+const started = process.cpuUsage();
 const result = await autocannon({
   url: u.origin,
   connections: job.connections,
@@ -27,6 +28,7 @@ const result = await autocannon({
     body,
   })),
 });
+const used = process.cpuUsage(started);
 process.stdout.write(
   JSON.stringify({
     rps: result.requests.average,
@@ -37,5 +39,7 @@ process.stdout.write(
     errors: result.errors,
     timeouts: result.timeouts,
     total: result.requests.total,
+    // What generating the load cost the shared cores.
+    cpuMs: (used.user + used.system) / 1000,
   }),
 );

@@ -33,6 +33,10 @@ interface Figures {
   non2xx: number;
   errors: number;
   total: number;
+  /** CPU the load generator used, ms. */
+  cpuMs: number;
+  /** CPU per request of each process serving the target, and of the load generator, µs (when measured). */
+  cpuUs?: Record<string, number>;
 }
 
 const run = promisify(execFile);
@@ -49,8 +53,8 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 /** The median of each figure over several runs. */
 const medians = (runs: Figures[]): Figures => {
-  const pick = (k: keyof Figures) => median(runs.map((r) => r[k]));
-  return { rps: pick('rps'), p50: pick('p50'), p99: pick('p99'), max: pick('max'), non2xx: pick('non2xx'), errors: pick('errors'), total: pick('total') };
+  const pick = (k: Exclude<keyof Figures, 'cpuUs'>) => median(runs.map((r) => r[k]));
+  return { rps: pick('rps'), p50: pick('p50'), p99: pick('p99'), max: pick('max'), non2xx: pick('non2xx'), errors: pick('errors'), total: pick('total'), cpuMs: pick('cpuMs') };
 };
 
 /** Warm-up, then RUNS measured runs; medians of each figure. */
@@ -65,11 +69,27 @@ async function measure(url: string, bodies: string[], headers: Record<string, st
  * Like `measure` for several targets whose differences are small: their runs alternate (A, B, C, A, B, C, ...), so a
  * drift of the machine during the benchmark lands on all of them alike instead of on whichever ran last.
  */
-async function measureInterleaved(targets: Array<{ url: string; headers: Record<string, string> }>, bodies: string[]): Promise<Figures[]> {
+async function measureInterleaved(
+  targets: Array<{ url: string; headers: Record<string, string>; processes?: Record<string, number> }>,
+  bodies: string[],
+): Promise<Figures[]> {
   for (const t of targets) await load(t.url, bodies, t.headers, WARMUP_SECONDS);
   const runs: Figures[][] = targets.map(() => []);
-  for (let i = 0; i < RUNS; i++) for (const [n, t] of targets.entries()) runs[n].push(await load(t.url, bodies, t.headers));
-  return runs.map(medians);
+  // With `processes` (a name for each pid serving the target), their CPU over the target's measured runs, per request.
+  const cpu = targets.map((t) => Object.fromEntries(Object.keys({ ...t.processes, load: 0 }).map((name) => [name, 0])));
+  for (let i = 0; i < RUNS; i++) {
+    for (const [n, t] of targets.entries()) {
+      const before = Object.entries(t.processes ?? {}).map(([name, pid]) => [name, cpuMsOf(pid)] as const);
+      const f = await load(t.url, bodies, t.headers);
+      for (const [name, ms] of before) cpu[n][name] += cpuMsOf(t.processes![name]) - ms;
+      cpu[n].load += f.cpuMs;
+      runs[n].push(f);
+    }
+  }
+  return runs.map((r, n) => {
+    const requests = r.reduce((sum, f) => sum + f.total, 0);
+    return { ...medians(r), cpuUs: Object.fromEntries(Object.entries(cpu[n]).map(([name, ms]) => [name, (ms * 1000) / requests])) };
+  });
 }
 
 /** A child process running a bench script that prints one JSON line when ready. */
@@ -154,6 +174,12 @@ async function startedGatewayMemory(): Promise<{ idleRss: number; sandboxRss: nu
     await stopChild(proc)();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** CPU time a process has used (user and system), from /proc (Linux), in ms. */
+function cpuMsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 
 /** Resident memory of a process, from /proc (Linux), in bytes. */
@@ -293,23 +319,55 @@ async function main() {
     }
   }
 
-  // 2. Forwarding overhead: eth_getBlockByNumber through the gateway to a fast stub, against the stub directly.
-  if (!only) {
+  // 2. Forwarding overhead: eth_getBlockByNumber through the gateway to a fast stub, against the stub directly, and
+  // against the ceiling of any Node forwarder: node:http passing bodies through the gateway's HTTP client and nothing
+  // else. BENCH_ONLY=forward runs just this.
+  if (!only || only === 'forward') {
     const blockBody = JSON.stringify({ jsonrpc: '2.0', id: 0, result: { number: '0x1', hash: `0x${'ab'.repeat(32)}`, transactions: [] } });
     const stub = await constantServer(blockBody, '0x1');
     const body = call('eth_getBlockByNumber', ['0x1', false]);
-    const gw = await gateway(evmChains(stub.info.url));
-    const [direct, forwarded] = await measureInterleaved(
+    const [gw, proxy] = await Promise.all([gateway(evmChains(stub.info.url)), child('./stubServer.ts', ['proxy', stub.info.url])]);
+    const [direct, ceiling, forwarded] = await measureInterleaved(
       [
-        { url: stub.info.url, headers: {} },
-        { url: `${gw.info.url}/ethereum/rpc`, headers: { 'x-api-key': gw.info.key! } },
+        { url: stub.info.url, headers: {}, processes: { stub: stub.pid } },
+        { url: proxy.info.url, headers: {}, processes: { proxy: proxy.pid, stub: stub.pid } },
+        { url: `${gw.info.url}/ethereum/rpc`, headers: { 'x-api-key': gw.info.key! }, processes: { gateway: gw.pid, stub: stub.pid } },
       ],
       [body],
     );
-    await Promise.all([gw.stop(), stub.stop()]);
+    await Promise.all([gw.stop(), proxy.stop(), stub.stop()]);
     row('forward: stub directly (baseline)', direct);
-    row('forward: gateway -> stub', forwarded, `+${fmt(forwarded.p50 - direct.p50, 2)} ms p50, +${fmt(forwarded.p99 - direct.p99, 2)} ms p99, ${fmt(forwarded.rps / direct.rps, 2)}x throughput`);
-    results.forwarding = { direct, gateway: forwarded, addedP50: forwarded.p50 - direct.p50, addedP99: forwarded.p99 - direct.p99, throughputRatio: forwarded.rps / direct.rps };
+    row('forward: bare pass-through (ceiling)', ceiling, `${fmt(ceiling.rps / direct.rps, 2)}x throughput`);
+    row(
+      'forward: gateway -> stub',
+      forwarded,
+      `+${fmt(forwarded.p50 - direct.p50, 2)} ms p50, +${fmt(forwarded.p99 - direct.p99, 2)} ms p99, ${fmt(forwarded.rps / direct.rps, 2)}x throughput, ` +
+        `${fmt(forwarded.rps / ceiling.rps, 2)}x the ceiling's`,
+    );
+    // What 0.6x direct asks of 2 cores: the stub and the load generator keep their share (taken at their cheapest, as
+    // when driven directly), the gateway gets the rest, and one core at most, being one thread.
+    const us = (f: Figures, name: string) => f.cpuUs?.[name] ?? 0;
+    const target = 0.6 * direct.rps;
+    const budget = Math.min(1e6 / target, 2e6 / target - us(direct, 'stub') - us(direct, 'load'));
+    console.log(
+      `forward CPU per request: gateway ${fmt(us(forwarded, 'gateway'))} us, bare pass-through ${fmt(us(ceiling, 'proxy'))} us, ` +
+        `stub ${fmt(us(forwarded, 'stub'))} us and load generator ${fmt(us(forwarded, 'load'))} us behind the gateway ` +
+        `(${fmt(us(direct, 'stub'))} and ${fmt(us(direct, 'load'))} us direct); 0.6x direct (${fmt(target)} req/s) on 2 cores leaves the gateway ${fmt(budget)} us`,
+    );
+    results.forwarding = {
+      direct,
+      ceiling,
+      gateway: forwarded,
+      addedP50: forwarded.p50 - direct.p50,
+      addedP99: forwarded.p99 - direct.p99,
+      throughputRatio: forwarded.rps / direct.rps,
+      ceilingRatio: ceiling.rps / direct.rps,
+      gatewayBudgetUsAt06: budget,
+    };
+    if (only === 'forward') {
+      printTable(rows);
+      return;
+    }
   }
 
   // 3 and 5. Relay on the production mix against a counting mirror stub, cold then warm, against the official relay
