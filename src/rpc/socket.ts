@@ -130,7 +130,8 @@ class RpcSession {
     session.socket.on('pong', () => (this.alive = true));
     session.onRefused((message, err) => {
       this.lastActive = Date.now();
-      refuse(session, parse(message), err);
+      // Through the slow-reader bound like any answer: refusals echo the request's id, which can be large.
+      this.send(serializeEdgeError(parse(message), toErrorObject(err)));
     });
     session.onMessage((message) => {
       this.lastActive = Date.now();

@@ -14,6 +14,7 @@ const TEST_PLANS = {
   ...defaultPlans(),
   tiny: { requestsPerSecond: 1_000, monthlyQuota: 1_000_000, apis: ['rpc' as const], maxSockets: 2, maxSubscriptionsPerSocket: 2 },
   metered: { requestsPerSecond: 1_000, monthlyQuota: 15, apis: ['rpc' as const] },
+  trickle: { requestsPerSecond: 0.001, monthlyQuota: 1_000_000, apis: ['rpc' as const] },
 };
 
 /** A WebSocket client that keeps every message and its close code. */
@@ -73,6 +74,24 @@ async function metric(name: string, labels: Record<string, string> = {}): Promis
   return (found?.values ?? [])
     .filter((v) => Object.entries(labels).every(([k, want]) => String(v.labels[k]) === want))
     .reduce((sum, v) => sum + v.value, 0);
+}
+
+/**
+ * Stops reading on `client` and sends it requests whose answers (or refusals) echo a 700 KB id, until the gateway
+ * closes it as a slow reader. eth_chainId is answered without an upstream, so the answers are large and cheap however
+ * busy the machine; they are sent until the close is counted, whatever the loopback buffers hold first.
+ */
+async function readNothingUntilCutOff(client: Client): Promise<void> {
+  const slowReaders = () => metric('gateway_rpc_websocket_closes_total', { reason: 'slow_reader' });
+  const before = await slowReaders();
+  (client.ws as any)._socket.pause();
+  const id = 'x'.repeat(700_000);
+  for (let sent = 0; (await slowReaders()) === before; sent++) {
+    expect(sent, 'answers sent before the slow reader was noticed').to.be.below(100);
+    client.ws.send(JSON.stringify({ jsonrpc: '2.0', id: `${sent}${id}`, method: 'eth_chainId', params: [] }));
+    await sleep(10);
+  }
+  (client.ws as any)._socket.resume();
 }
 
 const wsUrl = (t: TestGateway, network: string, key = t.key) => `${t.gw.url.replace(/^http/, 'ws')}/${network}/v1/${key}/rpc`;
@@ -189,23 +208,20 @@ describe('JSON-RPC over WebSocket', function () {
     const good = await Client.open(wsUrl(t, 'ethereum-sepolia'));
     const heads = (await good.call('eth_subscribe', ['newHeads'])).result;
     const slow = await Client.open(wsUrl(t, 'ethereum-sepolia'));
-    const before = await metric('gateway_rpc_websocket_closes_total', { reason: 'slow_reader' });
-    (slow.ws as any)._socket.pause();
-    // Each answer echoes its request's 700 KB id, and eth_chainId is answered without an upstream, so the answers are
-    // large and cheap however busy the machine. They are sent until the gateway gives up on the reader, whatever the
-    // loopback buffers hold before anything is left unsent.
-    const id = 'x'.repeat(700_000);
-    for (let sent = 0; (await metric('gateway_rpc_websocket_closes_total', { reason: 'slow_reader' })) === before; sent++) {
-      expect(sent, 'answers sent before the slow reader was noticed').to.be.below(400);
-      slow.ws.send(JSON.stringify({ jsonrpc: '2.0', id: `${sent}${id}`, method: 'eth_chainId', params: [] }));
-      await sleep(10);
-    }
-    (slow.ws as any)._socket.resume();
+    await readNothingUntilCutOff(slow);
     expect(await slow.closed).to.deep.equal({ code: 4008, reason: `Slow reader: more than ${256 * 1024} bytes unread` });
     await mine();
     await good.until(() => (good.notifications(heads).length > 0 ? true : undefined));
     expect((await good.call('eth_chainId')).result).to.equal('0xaa36a7');
     good.close();
+  });
+
+  it('the slow-reader bound holds for refused messages too: a client over its budget that reads nothing is closed', async () => {
+    const { key } = await t.newKey('trickle');
+    const slow = await Client.open(wsUrl(t, 'ethereum-sepolia', key));
+    // One request in a thousand seconds, less than one: every message is refused with -32005, echoing its id.
+    await readNothingUntilCutOff(slow);
+    expect(await slow.closed).to.deep.equal({ code: 4008, reason: `Slow reader: more than ${256 * 1024} bytes unread` });
   });
 
   it("a revoked key's sockets are closed with 4403", async () => {
