@@ -19,6 +19,8 @@ const PROJECT = fileURLToPath(new URL('./hardhat-project/', import.meta.url));
 const HARDHAT = path.join(REPO, 'node_modules/hardhat/dist/src/cli.js');
 
 describe('Hardhat 3 through the gateway', function () {
+  // Node processes and a WebAssembly compiler: seconds on an idle machine, many times that on a loaded one.
+  this.timeout(180_000);
   let t: TestGateway;
   let home: string;
   const [deployer] = sandboxAccounts(1);

@@ -36,6 +36,8 @@ function ethereumOnly(dir: string): string {
 }
 
 describe('npm start as a new user meets it', function () {
+  // Each test starts a gateway process: many seconds on a loaded machine.
+  this.timeout(120_000);
   let dir: string;
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'gateway-start-'));

@@ -117,6 +117,8 @@ function slowCall(port: number, key: string): Promise<{ status: number; body: st
 }
 
 describe('shutdown: SIGTERM', function () {
+  // A gateway process started and drained in each test: many seconds on a loaded machine.
+  this.timeout(120_000);
   let store: KeyStore;
   let dir: string;
   const upstream = new HeldUpstream();
