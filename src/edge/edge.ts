@@ -10,6 +10,7 @@ import { refusalError, rateLimitHeaders } from '../limits/headers.js';
 import { countRefusal } from '../limits/metrics.js';
 import { checkRelayAccess } from '../limits/relayAccess.js';
 import type { LimitDecision, Limiter } from '../limits/types.js';
+import { logRequest } from '../log.js';
 import { observeRequest } from '../metrics.js';
 import { bodyTooLarge, readBody } from './body.js';
 import { writeJsonError } from './plainError.js';
@@ -217,7 +218,8 @@ export class Edge {
     const api = route?.api ?? 'none';
     observeRequest(route?.network?.chainName ?? '', route?.network?.networkName ?? '', api, res.statusCode, seconds);
     if (api === 'ops') return;
-    this.opts.logger.info(
+    logRequest(
+      this.opts.logger,
       {
         requestId,
         host: req.headers.host,
@@ -229,7 +231,6 @@ export class Edge {
         ms: Math.round(seconds * 1e6) / 1e3,
         ...fields,
       },
-      'request',
     );
   }
 }
