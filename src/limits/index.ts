@@ -56,7 +56,7 @@ class MeteredLimiter implements Limiter {
 
   async charge(key: VerifiedKey, cost: number, tags?: UsageTags): Promise<LimitDecision> {
     const tooLarge = burstRefusal(cost, key.plan.requestsPerSecond, 'rate');
-    const decision = tooLarge ? this.counted(tooLarge) : await this.timed(() => this.inner.charge(key, cost, tags));
+    const decision = tooLarge ? this.counted(tooLarge) : await this.timed(performance.now(), this.inner.charge(key, cost, tags));
     // The backend records what it admits (and seeds month counts from those records); refusals are recorded here.
     if (!decision.allowed) this.recorder.refused(key.id, this.now(), tags);
     return decision;
@@ -73,7 +73,7 @@ class MeteredLimiter implements Limiter {
 
   chargeWrite(key: VerifiedKey, budget: WriteBudget): Promise<LimitDecision> {
     if (key.heavyWrites) return Promise.resolve({ allowed: true, limit: 0, remaining: 0, resetSeconds: 0 });
-    return this.timed(() => this.inner.chargeWrite(key, budget));
+    return this.timed(performance.now(), this.inner.chargeWrite(key, budget));
   }
 
   ping(): Promise<boolean> {
@@ -85,11 +85,11 @@ class MeteredLimiter implements Limiter {
     await this.recorder.close();
   }
 
-  private async timed(decide: () => Promise<LimitDecision>): Promise<LimitDecision> {
+  /** Times a decision from `started`, taken just before it was asked for, until it is known. */
+  private async timed(started: number, deciding: Promise<LimitDecision>): Promise<LimitDecision> {
     // Not startTimer: its closures and hrtime pairs cost more than the in-memory decision they time.
-    const started = performance.now();
     try {
-      return this.counted(await decide());
+      return this.counted(await deciding);
     } finally {
       this.duration.observe((performance.now() - started) / 1e3);
     }

@@ -46,7 +46,8 @@ export class MemoryLimiter implements Limiter {
 
   async charge(key: VerifiedKey, cost: number, tags?: UsageTags): Promise<LimitDecision> {
     const state = this.stateOf(key.id);
-    const { quota, now } = await this.monthCount(key.id, state);
+    const now = this.monthIsCounted(state, this.opts.now()) ?? (await this.seedMonth(key.id, state));
+    const quota = state.quota!;
     const limit = key.plan.requestsPerSecond;
     if (quota.used + cost > key.plan.monthlyQuota) return quotaRefusal(now, limit);
     const outcome = gcra(state.tat, now, intervalMs(limit), cost);
@@ -59,21 +60,29 @@ export class MemoryLimiter implements Limiter {
   }
 
   async countUsage(key: VerifiedKey, count: number, tags?: UsageTags): Promise<boolean> {
-    const { quota, now } = await this.monthCount(key.id, this.stateOf(key.id));
+    const state = this.stateOf(key.id);
+    const now = this.monthIsCounted(state, this.opts.now()) ?? (await this.seedMonth(key.id, state));
+    const quota = state.quota!;
     quota.used += count;
     this.opts.recorder.admitted(key.id, now, count, tags);
     return quota.used < key.plan.monthlyQuota;
   }
 
-  /** The key's count for the current month, seeded from the store when the month is new to this instance. */
-  private async monthCount(keyId: string, state: KeyState): Promise<{ quota: MonthCount; now: number }> {
-    let now = this.opts.now();
-    const month = monthOf(now);
-    if (state.quota?.month !== month || (state.quota.retryAt !== undefined && now >= state.quota.retryAt)) {
-      await this.seed(keyId, month, state, now);
-      now = this.opts.now();
-    }
-    return { quota: state.quota!, now };
+  /**
+   * `now` when the key's count of the current month is here and sound (every charge but a key's first of the month,
+   * or one while the store is failing), so the charge is decided without waiting; undefined when it must be seeded.
+   */
+  private monthIsCounted(state: KeyState, now: number): number | undefined {
+    const quota = state.quota;
+    if (quota?.month !== monthOf(now) || (quota.retryAt !== undefined && now >= quota.retryAt)) return undefined;
+    return now;
+  }
+
+  /** Seeds the key's count of the current month from the store; resolves with the time after it. */
+  private async seedMonth(keyId: string, state: KeyState): Promise<number> {
+    const now = this.opts.now();
+    await this.seed(keyId, monthOf(now), state, now);
+    return this.opts.now();
   }
 
   async chargeWrite(key: VerifiedKey, budget: WriteBudget): Promise<LimitDecision> {

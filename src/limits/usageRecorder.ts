@@ -39,12 +39,12 @@ export class UsageRecorder {
 
   /** `count` requests admitted at `at` (ms): they count against the month's quota. */
   admitted(keyId: string, at: number, count: number, tags: UsageTags = NO_TAGS): void {
-    this.add({ keyId, hour: hourOf(at), ...tags, outcome: 'ok', count });
+    this.count(keyId, hourOf(at), tags.api, tags.network, 'ok', count);
   }
 
   /** A request refused at `at` by the budget or the quota. */
   refused(keyId: string, at: number, tags: UsageTags = NO_TAGS): void {
-    this.add({ keyId, hour: hourOf(at), ...tags, outcome: 'limited', count: 1 });
+    this.count(keyId, hourOf(at), tags.api, tags.network, 'limited', 1);
   }
 
   /** Admitted here in that month but not yet in the store. */
@@ -69,16 +69,18 @@ export class UsageRecorder {
     if (this.pending.size > 0) this.logger?.error({ keys: this.pending.size }, 'usage counts could not be persisted at shutdown');
   }
 
-  private add(delta: UsageDelta): void {
-    const id = `${delta.keyId}\n${delta.hour}\n${delta.api}\n${delta.network}\n${delta.outcome}`;
+  /** Adds to the pending delta of that key, hour, API, network and outcome; a new delta object only for a new one. */
+  private count(keyId: string, hour: number, api: string, network: string, outcome: UsageDelta['outcome'], count: number): void {
+    const id = `${keyId}\n${hour}\n${api}\n${network}\n${outcome}`;
     const prior = this.pending.get(id);
-    if (prior) prior.count += delta.count;
-    else this.pending.set(id, delta);
-    if (delta.outcome === 'ok') {
-      const month = `${delta.keyId}\n${monthOf(delta.hour)}`;
-      this.pendingMonths.set(month, (this.pendingMonths.get(month) ?? 0) + delta.count);
+    if (prior) prior.count += count;
+    else this.pending.set(id, { keyId, hour, api, network, outcome, count });
+    if (outcome === 'ok') {
+      const month = `${keyId}\n${monthOf(hour)}`;
+      this.pendingMonths.set(month, (this.pendingMonths.get(month) ?? 0) + count);
     }
   }
+
 
   private async writePending(): Promise<void> {
     if (this.pending.size === 0) return;
@@ -91,7 +93,7 @@ export class UsageRecorder {
       this.failing = false;
       await this.prune();
     } catch (err) {
-      for (const d of batch.values()) this.add(d);
+      for (const d of batch.values()) this.count(d.keyId, d.hour, d.api, d.network, d.outcome, d.count);
       if (!this.failing) this.logger?.error({ err }, 'usage store write failed; counts are kept and retried');
       this.failing = true;
     }
