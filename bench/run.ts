@@ -242,6 +242,33 @@ function printTable(rows: string[][]): void {
   for (const r of rows) console.log(line(r));
 }
 
+interface Memory {
+  idle: { rssMb: number; heapUsedMb: number; heapTotalMb: number; keyStoreHeapMb: number };
+  relayMix: { peakRssMb: number; rssAfterMb: number; heapUsedMb: number; heapTotalMb: number; relayCacheMb: number };
+  /** Not measured with BENCH_ONLY=relay. */
+  npmStart?: { idleRssMb: number; withSandboxStartedRssMb: number; sandboxMb: number };
+}
+
+function printMemory(memory: Memory, startToReadyMs?: number): void {
+  const memoryRows = [
+    ['resident (RSS)', `${memory.idle.rssMb}`, `${memory.relayMix.peakRssMb} peak, ${memory.relayMix.rssAfterMb} after`],
+    ['V8 heap used / reserved', `${memory.idle.heapUsedMb} / ${memory.idle.heapTotalMb}`, `${memory.relayMix.heapUsedMb} / ${memory.relayMix.heapTotalMb}`],
+    ['  of which the key store (embedded)', `${memory.idle.keyStoreHeapMb}`, `${memory.idle.keyStoreHeapMb}`],
+    ['  of which the relay read cache', '0', `${memory.relayMix.relayCacheMb}`],
+    ['outside the heap (code, buffers)', `${memory.idle.rssMb - memory.idle.heapTotalMb}`, `${memory.relayMix.rssAfterMb - memory.relayMix.heapTotalMb}`],
+  ];
+  const mw = [0, 1, 2].map((i) => Math.max(...[['part (MB)', 'idle', 'relay mix, caches full'], ...memoryRows].map((r) => r[i].length)));
+  const memoryLine = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(mw[i]) : c.padStart(mw[i]))).join('  ');
+  console.log(`\ngateway memory by part (embedded key store, no sandbox):\n${memoryLine(['part (MB)', 'idle', 'relay mix, caches full'])}`);
+  for (const r of memoryRows) console.log(memoryLine(r));
+  if (memory.npmStart && startToReadyMs !== undefined) {
+    console.log(
+      `npm start (compiled, sandbox): ${memory.npmStart.idleRssMb} MB resident at idle, ${memory.npmStart.withSandboxStartedRssMb} MB once the ledger sandbox and ` +
+        `one EVM devnet have started (the sandbox: ${memory.npmStart.sandboxMb} MB); start to banner ${fmt(startToReadyMs)} ms`,
+    );
+  }
+}
+
 async function main() {
   await compile();
   const keyStore = 'embedded';
@@ -372,7 +399,7 @@ async function main() {
 
   // 3 and 5. Relay on the production mix against a counting mirror stub, cold then warm, against the official relay
   // on a stub of its own when it is built beside the project (warm runs in alternation); the gateway's memory.
-  // BENCH_ONLY=relay runs just these, without the memory of `npm start`.
+  // BENCH_ONLY=relay runs just these, without the memory of `npm start`; BENCH_ONLY=memory adds it.
   {
     const mirror = await child('./stubServer.ts', ['mirror']);
     const gw = await gateway(ledgerChains(mirror.info.url));
@@ -440,17 +467,23 @@ async function main() {
       row('relay mix: cold cache', cold, `${against(cold)}${fmt(coldPerRequest, 2)} mirror requests per relay request`);
       row('relay mix: warm', warm, `${against(warm)}${fmt(warmPerRequest, 3)} mirror requests per relay request`);
     }
-    if (only === 'relay') {
-      printTable(rows);
-      return;
-    }
-    const start = await startedGatewayMemory();
     results.memory = {
       idle: { rssMb: mb(idle.rss), heapUsedMb: mb(idle.heap), heapTotalMb: mb(idle.heapTotal), keyStoreHeapMb: mb1(gw.info.keyStoreHeapBytes ?? 0) },
       relayMix: { peakRssMb: mb(peakRss), rssAfterMb: mb(loaded.rss), heapUsedMb: mb(loaded.heap), heapTotalMb: mb(loaded.heapTotal), relayCacheMb: mb(loaded.cache) },
-      npmStart: { idleRssMb: mb(start.idleRss), withSandboxStartedRssMb: mb(start.sandboxRss), sandboxMb: mb(start.sandboxRss - start.idleRss) },
     };
+    if (only === 'relay') {
+      printTable(rows);
+      printMemory(results.memory as Memory);
+      return;
+    }
+    const start = await startedGatewayMemory();
+    (results.memory as Memory).npmStart = { idleRssMb: mb(start.idleRss), withSandboxStartedRssMb: mb(start.sandboxRss), sandboxMb: mb(start.sandboxRss - start.idleRss) };
     results.startToReadyMs = Math.round(start.startToReadyMs);
+    if (only === 'memory') {
+      printTable(rows);
+      printMemory(results.memory as Memory, results.startToReadyMs as number);
+      return;
+    }
   }
 
   // 4. Limiter: eth_chainId with limits off, in memory, and on Redis, three gateways measured in alternation.
@@ -476,26 +509,7 @@ async function main() {
   }
 
   printTable(rows);
-  const memory = results.memory as {
-    idle: { rssMb: number; heapUsedMb: number; heapTotalMb: number; keyStoreHeapMb: number };
-    relayMix: { peakRssMb: number; rssAfterMb: number; heapUsedMb: number; heapTotalMb: number; relayCacheMb: number };
-    npmStart: { idleRssMb: number; withSandboxStartedRssMb: number; sandboxMb: number };
-  };
-  const memoryRows = [
-    ['resident (RSS)', `${memory.idle.rssMb}`, `${memory.relayMix.peakRssMb} peak, ${memory.relayMix.rssAfterMb} after`],
-    ['V8 heap used / reserved', `${memory.idle.heapUsedMb} / ${memory.idle.heapTotalMb}`, `${memory.relayMix.heapUsedMb} / ${memory.relayMix.heapTotalMb}`],
-    ['  of which the key store (embedded)', `${memory.idle.keyStoreHeapMb}`, `${memory.idle.keyStoreHeapMb}`],
-    ['  of which the relay read cache', '0', `${memory.relayMix.relayCacheMb}`],
-    ['outside the heap (code, buffers)', `${memory.idle.rssMb - memory.idle.heapTotalMb}`, `${memory.relayMix.rssAfterMb - memory.relayMix.heapTotalMb}`],
-  ];
-  const mw = [0, 1, 2].map((i) => Math.max(...[['part (MB)', 'idle', 'relay mix, caches full'], ...memoryRows].map((r) => r[i].length)));
-  const memoryLine = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(mw[i]) : c.padStart(mw[i]))).join('  ');
-  console.log(`\ngateway memory by part (embedded key store, no sandbox):\n${memoryLine(['part (MB)', 'idle', 'relay mix, caches full'])}`);
-  for (const r of memoryRows) console.log(memoryLine(r));
-  console.log(
-    `npm start (compiled, sandbox): ${memory.npmStart.idleRssMb} MB resident at idle, ${memory.npmStart.withSandboxStartedRssMb} MB once the ledger sandbox and ` +
-      `one EVM devnet have started (the sandbox: ${memory.npmStart.sandboxMb} MB); start to banner ${fmt(results.startToReadyMs as number)} ms`,
-  );
+  printMemory(results.memory as Memory, results.startToReadyMs as number);
   const us = (ns: number) => `${fmt(ns / 1000, 2)} us`;
   console.log(
     `key verification (${verification.store} store): ${us(verification.warmNs)} per request with a warm cache ` +
