@@ -40,7 +40,12 @@ const ledgerSchema = z.object({
     .union([z.enum(['mainnet', 'testnet', 'previewnet']), z.record(z.string(), z.string())])
     .describe('Consensus network: a name, or a node map such as {"127.0.0.1:50211":"0.0.3"}'),
   operatorId: z.string().optional().describe('Account that pays submission fees (env OPERATOR_ID_<NETWORK>)'),
-  operatorKey: z.string().optional().describe('Private key of the operator account (env OPERATOR_KEY_<NETWORK>); never logged'),
+  // Checked here for shape, so a mistyped key is reported at start: the SDK that parses it is loaded on the first write.
+  operatorKey: z
+    .string()
+    .regex(/^\s*(0x)?([0-9a-fA-F]{64}|30[0-9a-fA-F]{64,})\s*$/, 'a DER-encoded private key in hex, or a 32-byte hex ECDSA key')
+    .optional()
+    .describe('Private key of the operator account (env OPERATOR_KEY_<NETWORK>); never logged'),
   graphqlUrl: url.optional().describe('Upstream GraphQL endpoint over ledger data'),
   maxGas: z.number().int().positive().default(15_000_000).describe('Highest gas limit a transaction may ask for'),
   maxFeeTinybar: z.number().int().positive().default(2_000_000_000).describe('Highest fee the operator pays for one submission'),

@@ -1,23 +1,15 @@
 /**
  * Submits signed Ethereum transactions to consensus nodes through @hashgraph/sdk, paid by the operator account.
  * Call data too large for one ledger transaction is uploaded to the file service first and referenced by file id.
+ *
+ * The SDK, with its gRPC and protobuf stack, holds about 50 MB resident: it loads on the first submission, so a relay
+ * that only reads (most of them, most of the time) never carries it.
  */
-import {
-  AccountId,
-  Client,
-  EthereumTransaction,
-  EthereumTransactionData,
-  FileAppendTransaction,
-  FileCreateTransaction,
-  Hbar,
-  PrecheckStatusError,
-  PrivateKey,
-  ReceiptStatusError,
-  type FileId,
-} from '@hashgraph/sdk';
+import type { Client, FileId, PrivateKey } from '@hashgraph/sdk';
 import { GatewayError, hidingCause } from '../errors.js';
 import { consensusSubmissions } from '../metrics.js';
 import type { LedgerConfig } from '../config/schema.js';
+import { onFirstUse } from '../startOnce.js';
 
 /** Call data above this many bytes goes through the file service (a ledger transaction is at most 6 KiB). */
 export const FILE_THRESHOLD_BYTES = 5_120;
@@ -35,11 +27,37 @@ export interface Submission {
   callDataFileId?: string;
 }
 
+type Sdk = typeof import('@hashgraph/sdk');
+const loadSdk = (): Promise<Sdk> => import('@hashgraph/sdk');
+
+export interface Consensus {
+  /** Submits and waits for the receipt; the first call loads the SDK, and concurrent first calls share one client. */
+  submitEthereum(raw: Uint8Array): Promise<Submission>;
+  close(): Promise<void>;
+}
+
+/** The operator's consensus client, made on the first submission. */
+export function consensusOnDemand(ledger: LedgerConfig & { operatorId: string; operatorKey: string }): Consensus {
+  const client = onFirstUse(async () => new ConsensusClient(await loadSdk(), ledger));
+  return {
+    async submitEthereum(raw) {
+      return (await client.get()).submitEthereum(raw);
+    },
+    async close() {
+      (await client.started()?.catch(() => undefined))?.close();
+    },
+  };
+}
+
 /**
  * DER keys carry their type; a bare hex key is taken as ECDSA secp256k1, the key type Ethereum accounts use.
  * A bad key is reported without its text: the SDK's own messages can echo it.
  */
-export function parseOperatorKey(text: string): PrivateKey {
+export async function parseOperatorKey(text: string): Promise<PrivateKey> {
+  return keyFrom(await loadSdk(), text);
+}
+
+function keyFrom({ PrivateKey }: Sdk, text: string): PrivateKey {
   const hex = text.trim().replace(/^0x/, '');
   try {
     return hex.length > 64 && hex.startsWith('30') ? PrivateKey.fromStringDer(hex) : PrivateKey.fromStringECDSA(hex);
@@ -48,16 +66,20 @@ export function parseOperatorKey(text: string): PrivateKey {
   }
 }
 
-export class ConsensusClient {
+class ConsensusClient {
   private readonly client: Client;
 
-  constructor(ledger: LedgerConfig & { operatorId: string; operatorKey: string }) {
+  constructor(
+    private readonly sdk: Sdk,
+    ledger: LedgerConfig & { operatorId: string; operatorKey: string },
+  ) {
+    const { AccountId, Client, Hbar } = sdk;
     this.client = new Client({
       network: ledger.consensus,
       scheduleNetworkUpdate: false,
       requestTimeout: SUBMIT_TIMEOUT_MS,
     });
-    this.client.setOperator(AccountId.fromString(ledger.operatorId), parseOperatorKey(ledger.operatorKey));
+    this.client.setOperator(AccountId.fromString(ledger.operatorId), keyFrom(sdk, ledger.operatorKey));
     this.client.setDefaultMaxTransactionFee(Hbar.fromTinybars(ledger.maxFeeTinybar));
     // Receipt polling starts at this back-off; the SDK's 250 ms default adds up to half a second to every write.
     this.client.setMinBackoff(RECEIPT_MIN_BACKOFF_MS);
@@ -65,6 +87,7 @@ export class ConsensusClient {
 
   /** Submits and waits for the receipt. Throws SUBMISSION_FAILED when the network did not run the transaction. */
   async submitEthereum(raw: Uint8Array): Promise<Submission> {
+    const { EthereumTransaction, EthereumTransactionData, PrecheckStatusError, ReceiptStatusError } = this.sdk;
     try {
       const ethData = EthereumTransactionData.fromBytes(raw);
       const tx = new EthereumTransaction();
@@ -101,6 +124,7 @@ export class ConsensusClient {
 
   /** The file holds the call data hex-encoded, which is what consensus nodes read back. */
   private async uploadCallData(callData: Uint8Array): Promise<FileId> {
+    const { FileAppendTransaction, FileCreateTransaction } = this.sdk;
     const hex = Buffer.from(callData).toString('hex');
     const operatorKey = this.client.operatorPublicKey;
     const create = await new FileCreateTransaction()

@@ -1,5 +1,5 @@
 import type { LedgerConfig } from '../config/schema.js';
-import type { ConsensusClient } from '../ledger/consensus.js';
+import type { Consensus } from '../ledger/consensus.js';
 import type { LedgerReads } from '../ledger/reads.js';
 import type { NetworkFilters } from '../live/filters.js';
 import type { CallContext } from '../rpc/answer.js';
@@ -10,7 +10,7 @@ export interface MethodEnv {
   ledger: LedgerConfig;
   reads: LedgerReads;
   /** Absent when no operator account is configured: reads work, writes are refused. */
-  consensus: ConsensusClient | undefined;
+  consensus: Consensus | undefined;
   /** Bound on waiting for the mirror node to show a submitted transaction. */
   mirrorTotalMs: number;
   /** This network's filters (eth_newFilter and friends), read from the mirror node through the relay's own methods. */

@@ -16,7 +16,7 @@ import type { CallContext, RpcBackend } from '../rpc/answer.js';
 import type { RpcCall, RpcOutcome } from '../rpc/jsonrpc.js';
 import { finalAnswer } from '../ledger/finalAnswers.js';
 import { ReadCache, type CacheStats } from '../ledger/cache.js';
-import { ConsensusClient } from '../ledger/consensus.js';
+import { consensusOnDemand } from '../ledger/consensus.js';
 import { MirrorClient, type MirrorStats } from '../ledger/mirror.js';
 import { LedgerReads } from '../ledger/reads.js';
 
@@ -59,7 +59,7 @@ export function createLedgerRelay(opts: LedgerRelayOptions): LedgerRelay {
   const cache = new ReadCache(relay.cacheBytes);
   const reads = new LedgerReads(mirror, cache, relay.latestCacheMs);
   const consensus =
-    ledger.operatorId && ledger.operatorKey ? new ConsensusClient({ ...ledger, operatorId: ledger.operatorId, operatorKey: ledger.operatorKey }) : undefined;
+    ledger.operatorId && ledger.operatorKey ? consensusOnDemand({ ...ledger, operatorId: ledger.operatorId, operatorKey: ledger.operatorKey }) : undefined;
   const onUnexpected = (err: unknown, method: string) => opts.logger?.error({ err, method }, 'ledger relay method failed unexpectedly');
   const service = opts.filters ?? new FilterService({ store: new MemoryFilterStore(), timeoutMs: DEFAULT_FILTER_TIMEOUT_MS });
   const base = { chainId: opts.chainId, ledger, reads, consensus, mirrorTotalMs: relay.mirrorTotalMs };
@@ -75,8 +75,7 @@ export function createLedgerRelay(opts: LedgerRelayOptions): LedgerRelay {
       return Promise.all(calls.map((call) => finalAnswer(call, reads, () => dispatch(call, env, onUnexpected))));
     },
     async close() {
-      consensus?.close();
-      await mirror.close();
+      await Promise.all([consensus?.close(), mirror.close()]);
     },
     stats() {
       return { cache: cache.stats(), mirror: { ...mirror.stats } };

@@ -188,6 +188,29 @@ describe('ledger relay against the ledger sandbox', function () {
     }
   });
 
+  it("a relay's first two writes, sent at once, both land (the consensus client is made on the first)", async () => {
+    const fresh = testRelay(CHAIN_ID, {
+      mirrorUrl: sandbox.mirrorUrl,
+      consensus: sandbox.consensus,
+      operatorId: sandbox.operator.accountId,
+      operatorKey: String(sandbox.operator.privateKey),
+    });
+    try {
+      const price = BigInt(await result(fresh, 'eth_gasPrice'));
+      const to = sandbox.accounts[1].address;
+      const raws = await Promise.all(
+        [2, 3].map(async (i) => {
+          const signer = new Wallet(sandbox.accounts[i].privateKey, provider);
+          return signer.signTransaction({ to, value: 1n, gasLimit: 30_000n, maxFeePerGas: price, maxPriorityFeePerGas: 0n, chainId: CHAIN_ID, nonce: await signer.getNonce(), type: 2 });
+        }),
+      );
+      const hashes = await Promise.all(raws.map((raw) => result(fresh, 'eth_sendRawTransaction', [raw])));
+      for (const hash of hashes) expect((await result(fresh, 'eth_getTransactionReceipt', [hash])).status).to.equal('0x1');
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('a revert in eth_call is error code 3 with the revert data', async () => {
     const outcome = await call(relay, 'eth_call', [{ to: await contract.getAddress(), data: contract.interface.encodeFunctionData('fail') }, 'latest']);
     expect(outcome).to.have.nested.property('error.code', 3);

@@ -69,6 +69,17 @@ describe('npm start as a new user meets it', function () {
     expect(output).not.to.match(/^\s+at /m);
   });
 
+  it('a mistyped ledger operator key: exit 1 at start naming operatorKey, without echoing the key', async () => {
+    const file = join(dir, 'gateway.yaml');
+    const ledger = { mirrorUrl: 'http://127.0.0.1:9/', consensus: { '127.0.0.1:9': '0.0.3' }, operatorId: '0.0.2' };
+    writeFileSync(file, yaml.dump({ chains: { hedera: { kind: 'ledger', displayName: 'Hedera', networks: { mainnet: { chainId: 295, ledger } } } } }));
+    const mistyped = `0x${'ab'.repeat(31)}`;
+    const { code, output } = await runMain({ GATEWAY_CONFIG: file, OPERATOR_KEY_HEDERA_MAINNET: mistyped, PORT: '0', DATA_DIR: join(dir, 'data') });
+    expect(code).to.equal(1);
+    expect(output).to.include('chains.hedera.networks.mainnet.ledger.operatorKey');
+    expect(output).not.to.include(mistyped.slice(2));
+  });
+
   it('with a config file, the banner names only served networks and its curl lines reach them', async () => {
     const main = spawnMain({ GATEWAY_CONFIG: ethereumOnly(dir), PORT: '0', DATA_DIR: join(dir, 'data') });
     try {
