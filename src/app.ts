@@ -90,7 +90,7 @@ export async function startGateway(config: Config, opts: GatewayOptions = {}): P
     throw new GatewayError('UPSTREAM_NOT_CONFIGURED', network.id);
   };
   const filters = new FilterService({
-    store: config.limits.redisUrl ? new RedisFilterStore(config.limits.redisUrl) : new MemoryFilterStore(),
+    store: config.limits.redisUrl ? await RedisFilterStore.open(config.limits.redisUrl) : new MemoryFilterStore(),
     timeoutMs: config.live.filterTimeoutMs,
     now: opts.now,
   });

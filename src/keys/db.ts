@@ -1,5 +1,3 @@
-import pg from 'pg';
-
 /** The little SQL surface the Postgres key store needs. */
 export interface Sql {
   query<T>(text: string, params?: unknown[]): Promise<T[]>;
@@ -8,7 +6,9 @@ export interface Sql {
   close(): Promise<void>;
 }
 
+/** The client library loads here, so a gateway on the embedded store never holds it. */
 export async function openPostgres(url: string): Promise<Sql> {
+  const { default: pg } = await import('pg');
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   // An idle client that loses its server must not crash the process; the next query reports the failure.
   pool.on('error', () => {});

@@ -1,11 +1,12 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import express, { type Request, type Response } from 'express';
+import type { Express, Request, Response } from 'express';
 import type { ApiContext, ApiHandler } from '../edge/types.js';
 import { clientAddress } from '../edge/clientAddress.js';
 import { GatewayError, isGatewayError } from '../errors.js';
 import { CreationBudget, keyCreations } from './creationBudget.js';
 import { createdPage, errorPage, formPage } from './pageHtml.js';
+import { onFirstUse } from '../startOnce.js';
 import { KEY_NETWORKS, type KeyNetwork, type KeyStore } from './store.js';
 
 export interface KeysPageOptions {
@@ -36,10 +37,35 @@ const MAX_EMAIL = 254;
  * the browser sends one, an Origin that must be this page's own.
  */
 export function createKeysPage(opts: KeysPageOptions): ApiHandler {
+  const contexts = new WeakMap<IncomingMessage, ApiContext>();
+  // Express (about 10 MB resident with its dependencies) loads on the first visit to the page.
+  const routes = onFirstUse(async () => keysRoutes((await import('express')).default(), opts, contexts));
+
+  return {
+    admission: { key: 'none' },
+    async handle(ctx) {
+      const app = await routes.get();
+      // A client gone while the first visit loaded Express: its 'close' has passed and would never be seen below.
+      if (ctx.res.closed) return;
+      return new Promise<void>((resolve, reject) => {
+        contexts.set(ctx.req, ctx);
+        ctx.res.once('close', () => resolve());
+        // Express routes on the API path: path-key and network prefixes are the edge's business. Errors thrown by
+        // the routes (sync or async) reach the final callback, and the edge renders them with renderError.
+        ctx.req.url = ctx.route.apiPath;
+        app(ctx.req as Request, ctx.res as Response, (err?: unknown) => reject(err ?? new GatewayError('NOT_FOUND', 'the key page is /keys/new')));
+      });
+    },
+    renderError(err, ctx) {
+      for (const [h, v] of Object.entries(err.headers ?? {})) ctx.res.setHeader(h, v);
+      send(ctx.res, err.http, errorPage(err.http, err.message));
+    },
+  };
+}
+
+function keysRoutes(app: Express, opts: KeysPageOptions, contexts: WeakMap<IncomingMessage, ApiContext>): Express {
   const appOrigin = new URL(opts.appUrl).origin;
   const secureCookie = appOrigin.startsWith('https:');
-  const contexts = new WeakMap<IncomingMessage, ApiContext>();
-  const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
 
@@ -88,24 +114,7 @@ export function createKeysPage(opts: KeysPageOptions): ApiHandler {
   app.all('/keys/new', () => {
     throw new GatewayError('METHOD_NOT_ALLOWED', 'use GET or POST');
   });
-
-  return {
-    admission: { key: 'none' },
-    handle(ctx) {
-      return new Promise<void>((resolve, reject) => {
-        contexts.set(ctx.req, ctx);
-        ctx.res.once('close', () => resolve());
-        // Express routes on the API path: path-key and network prefixes are the edge's business. Errors thrown by
-        // the routes (sync or async) reach the final callback, and the edge renders them with renderError.
-        ctx.req.url = ctx.route.apiPath;
-        app(ctx.req as Request, ctx.res as Response, (err?: unknown) => reject(err ?? new GatewayError('NOT_FOUND', 'the key page is /keys/new')));
-      });
-    },
-    renderError(err, ctx) {
-      for (const [h, v] of Object.entries(err.headers ?? {})) ctx.res.setHeader(h, v);
-      send(ctx.res, err.http, errorPage(err.http, err.message));
-    },
-  };
+  return app;
 }
 
 function single(value: unknown): string | undefined {

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { GatewayError } from '../errors.js';
 import type { VerifiedKey } from '../keys/types.js';
@@ -70,19 +70,13 @@ export interface RedisLimiterOptions {
  */
 export class RedisLimiter implements Limiter {
   readonly backend = 'redis' as const;
-  private readonly client: Redis & ChargeCommands;
   private down = false;
   private readonly seeding = new Map<string, Promise<void>>();
 
-  private constructor(private readonly opts: RedisLimiterOptions) {
-    this.client = new Redis(opts.url, {
-      // Fail fast during an outage: no queueing while disconnected, short timeouts, reconnect in the background.
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      connectTimeout: 1_000,
-      commandTimeout: 1_000,
-      retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
-    }) as Redis & ChargeCommands;
+  private constructor(
+    private readonly opts: RedisLimiterOptions,
+    private readonly client: Redis & ChargeCommands,
+  ) {
     this.client.defineCommand('gwCharge', { lua: CHARGE_LUA, numberOfKeys: 2 });
     this.client.defineCommand('gwChargeRate', { lua: CHARGE_LUA, numberOfKeys: 1 });
     this.client.defineCommand('gwCount', { lua: COUNT_LUA, numberOfKeys: 1 });
@@ -90,12 +84,24 @@ export class RedisLimiter implements Limiter {
     this.client.on('ready', () => this.markUp());
   }
 
-  /** Connects, but starts even when Redis is down: the failure policy answers until it comes up. */
+  /**
+   * Connects, but starts even when Redis is down: the failure policy answers until it comes up. The client library
+   * loads here, so a gateway without Redis never holds it.
+   */
   static async connect(opts: RedisLimiterOptions): Promise<RedisLimiter> {
-    const limiter = new RedisLimiter(opts);
+    const { Redis } = await import('ioredis');
+    const client = new Redis(opts.url, {
+      // Fail fast during an outage: no queueing while disconnected, short timeouts, reconnect in the background.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      connectTimeout: 1_000,
+      commandTimeout: 1_000,
+      retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
+    }) as Redis & ChargeCommands;
+    const limiter = new RedisLimiter(opts, client);
     await new Promise<void>((resolve) => {
-      limiter.client.once('ready', resolve);
-      limiter.client.once('error', () => resolve());
+      client.once('ready', resolve);
+      client.once('error', () => resolve());
     });
     return limiter;
   }

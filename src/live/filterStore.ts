@@ -3,7 +3,7 @@
  * answers any poll. A filter is a small JSON document; polls replace it only if nobody else replaced it in between
  * (a version check), so two instances polling one filter at once never hand out the same logs twice.
  */
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { GatewayError } from '../errors.js';
 
 /** What a log filter asks for, normalised: lower-case addresses, topic positions as lists of alternatives or null. */
@@ -141,15 +141,17 @@ interface FilterCommands {
  * collects garbage: whether a filter is still alive is decided against the caller's clock.
  */
 export class RedisFilterStore implements FilterStore {
-  private readonly client: Redis & FilterCommands;
-
-
-  constructor(url: string) {
-    this.client = new Redis(url, { connectTimeout: 1_000, commandTimeout: 2_000, maxRetriesPerRequest: 1, lazyConnect: false }) as Redis & FilterCommands;
+  private constructor(private readonly client: Redis & FilterCommands) {
     this.client.defineCommand('gwFilterAdd', { lua: ADD_LUA, numberOfKeys: 1 });
     this.client.defineCommand('gwFilterReplace', { lua: REPLACE_LUA, numberOfKeys: 1 });
     // Errors reach the caller of each command; the connection itself reconnects in the background.
     this.client.on('error', () => {});
+  }
+
+  /** The client library loads here, so a gateway without Redis never holds it. */
+  static async open(url: string): Promise<RedisFilterStore> {
+    const { Redis } = await import('ioredis');
+    return new RedisFilterStore(new Redis(url, { connectTimeout: 1_000, commandTimeout: 2_000, maxRetriesPerRequest: 1, lazyConnect: false }) as Redis & FilterCommands);
   }
 
   add(state: FilterState, max: number, now: number): Promise<boolean> {

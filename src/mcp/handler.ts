@@ -1,8 +1,8 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Router } from '../edge/route.js';
 import type { ApiContext, ApiHandler } from '../edge/types.js';
 import { GatewayError } from '../errors.js';
 import { serializeResponse, toErrorObject } from '../rpc/jsonrpc.js';
+import { onFirstUse } from '../startOnce.js';
 import { createHostGuard } from './guard.js';
 import { SelfClient } from './selfClient.js';
 import { createMcpServerFactory } from './server.js';
@@ -28,7 +28,7 @@ export interface McpHandlerOptions {
 export function createMcpHandler(opts: McpHandlerOptions): ApiHandler {
   const guard = createHostGuard(opts.allowedHosts, opts.allowedOrigins);
   const client = new SelfClient(opts.selfUrl);
-  const servers = createMcpServerFactory(opts.router);
+  const servers = onFirstUse(() => createMcpServerFactory(opts.router));
   const messages = new WeakMap<ApiContext, unknown>();
   return {
     // The key is optional (get_api_key_link needs none); with one, each message of a batch is a request.
@@ -50,8 +50,9 @@ export function createMcpHandler(opts: McpHandlerOptions): ApiHandler {
     async handle(ctx) {
       const message = messages.get(ctx);
       ctx.annotate({ mcp: describe(message) });
-      const server = servers.forRequest({ router: opts.router, appUrl: opts.appUrl, client, requestId: ctx.requestId, caller: ctx.caller });
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      const factory = await servers.get();
+      const server = factory.forRequest({ router: opts.router, appUrl: opts.appUrl, client, requestId: ctx.requestId, caller: ctx.caller });
+      const transport = factory.transport();
       ctx.res.once('close', () => void server.close());
       await server.connect(transport);
       await transport.handleRequest(ctx.req, ctx.res, message);

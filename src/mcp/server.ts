@@ -1,8 +1,6 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { toJsonSchemaCompat } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
-import { ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Router } from '../edge/route.js';
 import { isGatewayError } from '../errors.js';
@@ -21,12 +19,26 @@ const INSTRUCTIONS =
   'One API key works on every chain and network and is charged per request. Without a key only get_api_key_link works: ' +
   'call it with the project name and mainnet or testnet and give the user the link. Call list_chains to learn valid chain and network names.';
 
+export interface McpServers {
+  forRequest(deps: ToolDeps): McpServer;
+  /** A stateless Streamable HTTP transport answering in JSON. */
+  transport(): StreamableHTTPServerTransport;
+}
+
 /**
  * Builds the tools once; `forRequest` makes the per-request server (the tools close over the caller). Two costs are
  * paid once here instead of per request: the JSON-schema validator a server would compile, and the JSON Schemas of
  * tools/list, which the SDK would convert from zod on every listing (tools/list went from about 7 ms of CPU to 1.3 ms).
+ * The SDK, with ajv and the zod-to-JSON-Schema conversion (about 20 MB resident), loads here: on the first MCP request.
  */
-export function createMcpServerFactory(router: Router): { forRequest(deps: ToolDeps): McpServer } {
+export async function createMcpServerFactory(router: Router): Promise<McpServers> {
+  const [{ McpServer }, { StreamableHTTPServerTransport }, { toJsonSchemaCompat }, { ListToolsRequestSchema }, { AjvJsonSchemaValidator }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/mcp.js'),
+    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/server/zod-json-schema-compat.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+    import('@modelcontextprotocol/sdk/validation/ajv-provider.js'),
+  ]);
   const tools: ToolDefinition[] = [...keyTools(), ...chainTools(router), ...rpcTools(router), ...ledgerTools(router)];
   const jsonSchemaValidator = new AjvJsonSchemaValidator();
   // The same conversion, with the same options, as McpServer's own tools/list.
@@ -52,6 +64,7 @@ export function createMcpServerFactory(router: Router): { forRequest(deps: ToolD
       server.server.setRequestHandler(ListToolsRequestSchema, () => listing);
       return server;
     },
+    transport: () => new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true }),
   };
 }
 

@@ -24,7 +24,7 @@ describe('MCP tools/list', () => {
   it('serves, from its cache, exactly what the SDK would list for the same tools', async () => {
     const router = new Router(loadConfig({ env: {}, overrides: { sandbox: { enabled: true } } }));
     const client = new SelfClient(() => 'http://127.0.0.1:1');
-    const cached = await listTools(createMcpServerFactory(router).forRequest({ router, appUrl: 'https://app.example.test', client, requestId: 'r' }));
+    const cached = await listTools((await createMcpServerFactory(router)).forRequest({ router, appUrl: 'https://app.example.test', client, requestId: 'r' }));
     const plain = new McpServer({ name: 'plain', version: '1' });
     for (const tool of [...keyTools(), ...chainTools(router), ...rpcTools(router), ...ledgerTools(router)]) {
       plain.registerTool(tool.name, tool.config, async () => ({ content: [] }));
