@@ -10,8 +10,13 @@ interface Rule {
   fromNetwork: boolean;
 }
 
-/** Distinct method names remembered per network; beyond it (clients inventing names) decisions are recomputed. */
+/**
+ * Distinct method names remembered per network, and the longest name remembered: beyond either (clients inventing
+ * names) decisions are recomputed. Real method names are under 64 characters; a name is whatever the client sent, up
+ * to the body limit, so without the length bound the memo could hold 4,096 names of megabytes each.
+ */
 const MEMO_LIMIT = 4_096;
+const MEMO_NAME_MAX = 64;
 
 function rules(patterns: readonly string[], open: boolean, fromNetwork: boolean): Rule[] {
   return patterns.map((p) => ({ text: p.endsWith('*') ? p.slice(0, -1) : p, prefix: p.endsWith('*'), open, fromNetwork }));
@@ -48,7 +53,7 @@ export class MethodPolicy {
     let open = this.memo.get(method);
     if (open === undefined) {
       open = this.rules.find((r) => (r.prefix ? method.startsWith(r.text) : method === r.text))?.open ?? false;
-      if (this.memo.size < MEMO_LIMIT) this.memo.set(method, open);
+      if (this.memo.size < MEMO_LIMIT && method.length <= MEMO_NAME_MAX) this.memo.set(method, open);
     }
     return open;
   }
