@@ -137,7 +137,7 @@ export const configSchema = z.object({
         .int()
         .positive()
         .default(300_000)
-        .describe('Close WebSockets (GraphQL and JSON-RPC) with no client message and no running subscription for this long'),
+        .describe('Close WebSockets (GraphQL and JSON-RPC) with no client message, no request being answered and no running subscription for this long'),
       graphqlMaxDepth: z
         .number()
         .int()

@@ -5,7 +5,7 @@
  * HTTP, and keeps `eth_subscribe` (`newHeads`, `logs`, `newPendingTransactions`) and `eth_unsubscribe` itself.
  *
  * Bounds: sockets per key and subscriptions per socket are set by the plan; a socket that does not answer a ping by
- * the next one is cut off, and one idle with no subscription is closed; a reader slower than what it asked for is
+ * the next one is cut off, and one idle (no message, none being answered, no subscription) is closed; a reader slower than what it asked for is
  * closed with 4008 once its unsent bytes pass `server.wsMaxBufferedBytes`. Notifications count against the key's
  * monthly quota; once it is used up the socket closes with 4429. A socket opened without a key answers its first
  * message with -32001 and closes with 4401.
@@ -114,6 +114,8 @@ function refuse(session: SocketSession, parsed: ParsedBody, err: GatewayError): 
 class RpcSession {
   private readonly subscriptions = new Map<string, () => void>();
   private lastActive = Date.now();
+  /** Messages being answered: a socket waiting for an answer is not idle. */
+  private answering = 0;
   private alive = true;
   private unbilled = 0;
   private messages = 0;
@@ -135,11 +137,17 @@ class RpcSession {
     });
     session.onMessage((message) => {
       this.lastActive = Date.now();
+      this.answering++;
       // Answered concurrently, as JSON-RPC over WebSocket allows: a slow call does not hold up the next.
-      this.onMessage(parse(message)).catch((err) => {
-        opts.logger?.error({ err, requestId: session.requestId }, 'WebSocket JSON-RPC message failed unexpectedly');
-        this.send(serializeResponse('null', { error: toErrorObject(new GatewayError('INTERNAL')) }));
-      });
+      this.onMessage(parse(message))
+        .catch((err) => {
+          opts.logger?.error({ err, requestId: session.requestId }, 'WebSocket JSON-RPC message failed unexpectedly');
+          this.send(serializeResponse('null', { error: toErrorObject(new GatewayError('INTERNAL')) }));
+        })
+        .finally(() => {
+          this.answering--;
+          this.lastActive = Date.now();
+        });
     });
   }
 
@@ -150,7 +158,7 @@ class RpcSession {
       this.session.socket.terminate();
       return;
     }
-    if (this.subscriptions.size === 0 && Date.now() - this.lastActive >= this.opts.idleTimeoutMs) {
+    if (this.subscriptions.size === 0 && this.answering === 0 && Date.now() - this.lastActive >= this.opts.idleTimeoutMs) {
       rpcSocketsClosed.inc({ reason: 'idle' });
       this.session.close(1000, 'Idle timeout');
       return;

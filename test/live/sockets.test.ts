@@ -8,6 +8,7 @@ import WebSocket from 'ws';
 import { defaultChains, defaultPlans } from '../../src/config/catalogue.js';
 import { registry } from '../../src/metrics.js';
 import { rpc, startTestGateway, type TestGateway } from '../support/gateway.js';
+import { UpstreamProxy } from '../support/upstreamProxy.js';
 import { deployCounter, valueOf } from './counter.js';
 
 const TEST_PLANS = {
@@ -239,6 +240,25 @@ describe('JSON-RPC over WebSocket', function () {
     expect(await idle.closed).to.deep.equal({ code: 1000, reason: 'Idle timeout' });
     expect(busy.ws.readyState).to.equal(WebSocket.OPEN);
     busy.close();
+  });
+
+  it('a socket waiting for an answer is not idle, however long the answer takes', async () => {
+    // An upstream slower than the idle timeout and several pings together.
+    const slowUpstream = await UpstreamProxy.start(devnet);
+    slowUpstream.delayMs = 1_500;
+    const chains = defaultChains();
+    chains.ethereum.networks.sepolia.upstreams = [slowUpstream.url];
+    const front = await startTestGateway({ chains, server: { subscriptionIdleTimeoutMs: 200, wsPingIntervalMs: 300 } });
+    try {
+      const client = await Client.open(wsUrl(front, 'ethereum-sepolia'));
+      expect((await client.call('eth_gasPrice')).result).to.match(/^0x/);
+      expect(client.ws.readyState).to.equal(WebSocket.OPEN);
+      // Idle once answered: closed after the timeout.
+      expect(await client.closed).to.deep.equal({ code: 1000, reason: 'Idle timeout' });
+    } finally {
+      await front.close();
+      await slowUpstream.close();
+    }
   });
 
   it('notifications count against the monthly quota: the socket closes with 4429 once it is used up', async () => {
