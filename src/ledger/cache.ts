@@ -45,12 +45,19 @@ export class ReadCache {
   }
 
   /** The JSON text of a final answer, kept while `load` gives text (null, not found yet, is not kept). */
-  async finalText(key: string, load: () => Promise<string | null>): Promise<string | null> {
-    const kept = await this.final<RawJson | null>(key, async () => {
+  finalText(key: string, load: () => Promise<string | null>): Promise<RawJson | null> {
+    return this.final<RawJson | null>(key, async () => {
       const text = await load();
       return text === null ? null : new RawJson(text);
     });
-    return kept === null ? null : kept.text;
+  }
+
+  /** The kept text of a final answer, without waiting: the path of almost every repeated request. */
+  peekText(key: string): RawJson | undefined {
+    const hit = this.lru.get(key);
+    if (!(hit?.value instanceof RawJson)) return undefined;
+    this.counts.hits++;
+    return hit.value;
   }
 
   /** A value about the chain head: kept for `ttlMs` (0 keeps nothing, but loads in flight are still shared). */

@@ -72,7 +72,8 @@ export function createLedgerRelay(opts: LedgerRelayOptions): LedgerRelay {
   return {
     handle(calls: RpcCall[], ctx: CallContext): Promise<RpcOutcome[]> {
       const env: MethodEnv = { ...base, filters, ctx };
-      return Promise.all(calls.map((call) => finalAnswer(call, reads, () => dispatch(call, env, onUnexpected))));
+      const run = (call: RpcCall) => dispatch(call, env, onUnexpected);
+      return Promise.all(calls.map((call) => finalAnswer(call, reads, run)));
     },
     async close() {
       await Promise.all([consensus?.close(), mirror.close()]);
