@@ -7,7 +7,7 @@
  */
 import type { Logger } from 'pino';
 import type { Config, LedgerConfig } from '../config/schema.js';
-import { FilterService } from '../live/filters.js';
+import { FilterService, type NetworkFilters } from '../live/filters.js';
 import { MemoryFilterStore } from '../live/filterStore.js';
 import { directCaller, rpcSource } from '../live/source.js';
 import { METHODS, dispatch } from '../methods/index.js';
@@ -62,16 +62,19 @@ export function createLedgerRelay(opts: LedgerRelayOptions): LedgerRelay {
     ledger.operatorId && ledger.operatorKey ? consensusOnDemand({ ...ledger, operatorId: ledger.operatorId, operatorKey: ledger.operatorKey }) : undefined;
   const onUnexpected = (err: unknown, method: string) => opts.logger?.error({ err, method }, 'ledger relay method failed unexpectedly');
   const service = opts.filters ?? new FilterService({ store: new MemoryFilterStore(), timeoutMs: DEFAULT_FILTER_TIMEOUT_MS });
-  const base = { chainId: opts.chainId, ledger, reads, consensus, mirrorTotalMs: relay.mirrorTotalMs };
+  // Every env is a literal of this one shape: spreading a shared base object into each request's env took 3% of the
+  // gateway's time under the relay mix.
+  const envOf = (ctx: CallContext, filters: NetworkFilters | undefined) =>
+    ({ chainId: opts.chainId, ledger, reads, consensus, mirrorTotalMs: relay.mirrorTotalMs, filters, ctx }) as MethodEnv;
   // Filters read the chain with the relay's own methods (eth_blockNumber, eth_getBlockByNumber, eth_getLogs), which
-  // use no per-call context.
-  const readEnv = { ...base, ctx: { requestId: 'filters' } as CallContext } as MethodEnv;
+  // use no per-call context and no filters.
+  const readEnv = envOf({ requestId: 'filters' } as CallContext, undefined);
   const filters = service.on(opts.network ?? `chain-${opts.chainId}`, rpcSource(directCaller((c) => METHODS[c.method](c.params, readEnv))));
   readEnv.filters = filters;
 
   return {
     handle(calls: RpcCall[], ctx: CallContext): Promise<RpcOutcome[]> {
-      const env: MethodEnv = { ...base, filters, ctx };
+      const env = envOf(ctx, filters);
       const run = (call: RpcCall) => dispatch(call, env, onUnexpected);
       return Promise.all(calls.map((call) => finalAnswer(call, reads, run)));
     },
