@@ -86,6 +86,12 @@ export function directCaller(run: (call: Call) => Promise<unknown>): Caller {
 export const REORG_DEPTH = 32;
 /** Most new blocks one poll takes in; a follower further behind catches up over several polls, in order. */
 export const MAX_BLOCKS_PER_POLL = 100;
+/**
+ * Logs kept to re-send as removed after a reorganisation, as JSON text, newest blocks first. Past it an older block
+ * keeps its hash, so its replacement is still noticed, but not its logs, which are then not re-sent. Without it every
+ * filter and feed held the logs of 32 blocks: on a busy chain with a broad filter, tens of megabytes each.
+ */
+export const RECENT_LOGS_BYTES = 1024 * 1024;
 
 export interface Advance {
   /** Delivered blocks the chain has replaced, oldest first, with the logs that were delivered from them. */
@@ -157,9 +163,23 @@ export async function advance(
     removed,
     added,
     logs,
-    recent: [...kept, ...seen].slice(-REORG_DEPTH),
+    recent: withinLogBudget([...kept, ...seen].slice(-REORG_DEPTH)),
     cursor: added.length > 0 ? numberOf(added.at(-1)!) : from,
   };
+}
+
+/** A log's size as JSON text: its fixed fields (address, hashes, indices, names) come to about 320 characters. */
+const logBytes = (log: ChainLog & { data?: string }) => 320 + (log.data?.length ?? 0) + 68 * log.topics.length;
+
+function withinLogBudget(recent: SeenBlock[]): SeenBlock[] {
+  let left = RECENT_LOGS_BYTES;
+  for (let i = recent.length - 1; i >= 0; i--) {
+    const logs = recent[i].logs as ChainLog[] | undefined;
+    if (!logs || logs.length === 0) continue;
+    left -= logs.reduce((sum, l) => sum + logBytes(l), 0);
+    if (left < 0) recent[i] = { n: recent[i].n, hash: recent[i].hash, logs: [] };
+  }
+  return recent;
 }
 
 /** Logs of replaced blocks as Ethereum nodes re-send them: the same logs, marked removed. */
