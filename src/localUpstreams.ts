@@ -2,13 +2,13 @@ import type { Config, LedgerConfig } from './config/schema.js';
 import type { NetworkRef } from './edge/route.js';
 import type { NetworkUpstreams } from './edge/upstreams.js';
 import { DevnetPool } from './sandbox/devnets.js';
-import { startEvmGraphql } from './sandbox/graphql/evm.js';
-import { startLedgerSandbox, type LedgerSandbox } from './sandbox/index.js';
+import type { LedgerSandbox } from './sandbox/index.js';
 import { startOnce } from './startOnce.js';
 
 /**
  * Local stand-ins for networks without configured upstreams, each started on first use (concurrent first uses share
- * one start) so twenty networks cost nothing until someone calls them.
+ * one start) so twenty networks cost nothing until someone calls them. Their code loads on first use too: the ledger
+ * sandbox brings @hashgraph/sdk, gRPC and GraphQL, which an idle `npm start` need not hold.
  */
 export class LocalUpstreams {
   private readonly devnets: DevnetPool;
@@ -20,8 +20,8 @@ export class LocalUpstreams {
   }
 
   ledger(network: NetworkRef): Promise<LedgerSandbox> {
-    return startOnce(this.ledgers, network.id, () =>
-      startLedgerSandbox({
+    return startOnce(this.ledgers, network.id, async () =>
+      (await import('./sandbox/index.js')).startLedgerSandbox({
         chainId: network.network.chainId,
         blockIntervalMs: this.config.sandbox.blockIntervalMs,
         host: '127.0.0.1',
@@ -51,7 +51,7 @@ export class LocalUpstreams {
     }
     const rpcUrl = await this.devnets.urlFor(network.id, network.network.chainId);
     if (!network.network.apis.includes('beta-graphql')) return { rpc: [rpcUrl] };
-    const gql = await startOnce(this.evmGraphql, network.id, () => startEvmGraphql(rpcUrl, { host: '127.0.0.1' }));
+    const gql = await startOnce(this.evmGraphql, network.id, async () => (await import('./sandbox/graphql/evm.js')).startEvmGraphql(rpcUrl, { host: '127.0.0.1' }));
     return { rpc: [rpcUrl], graphqlUrl: gql.url };
   }
 

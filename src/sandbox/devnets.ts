@@ -1,5 +1,5 @@
 /** Devnets for every EVM network, each started on first use so that twenty configured networks cost nothing idle. */
-import { startDevnet, type Devnet } from './devnet.js';
+import type { Devnet } from './devnet.js';
 
 export class DevnetPool {
   readonly #started = new Map<string, Promise<Devnet>>();
@@ -12,7 +12,8 @@ export class DevnetPool {
     if (this.#closed) throw new Error('devnet pool is closed');
     let devnet = this.#started.get(networkId);
     if (!devnet) {
-      devnet = startDevnet({ chainId, host: this.opts.host, history: this.opts.history });
+      // The devnet's code (an EVM, its history) loads with the first one.
+      devnet = import('./devnet.js').then(({ startDevnet }) => startDevnet({ chainId, host: this.opts.host, history: this.opts.history }));
       this.#started.set(networkId, devnet);
       // A failed start is forgotten so the next use retries instead of failing forever.
       devnet.catch(() => this.#started.delete(networkId));

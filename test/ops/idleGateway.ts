@@ -1,6 +1,7 @@
 /**
  * Run by lazyModules.test.ts under the load recorder: a gateway without the sandbox, idle and then once each API has
- * been used. Prints the packages loaded at each point, and the status of each first request, as one JSON line.
+ * been used. Prints the packages loaded at each point, and the status of each first request, as one JSON line. With
+ * the argument `sandbox`: `npm start`'s configuration (the sandbox serves every network), idle.
  */
 import { readFileSync } from 'node:fs';
 import { startGateway } from '../../src/app.js';
@@ -33,6 +34,14 @@ function packages(): string[] {
     if (m) found.add(m[1] === 'graphql' ? `graphql/${m[2]}` : m[1]);
   }
   return [...found].sort();
+}
+
+if (process.argv[2] === 'sandbox') {
+  const gw = await startGateway(loadConfig({ env: {}, overrides: { server: { port: 0 }, keys: { dataDir: 'memory://' }, log: { level: 'silent' } } }));
+  const idle = packages();
+  await gw.close();
+  process.stdout.write(`${JSON.stringify({ idle })}\n`);
+  process.exit(0);
 }
 
 const gw = await startGateway(config);

@@ -17,16 +17,19 @@ describe('modules an idle gateway holds', function () {
   let run: { firstRead: number; idle: string[]; firstUse: { mcp: number; keysPage: number }; used: string[] };
   let dir: string;
 
+  /** idleGateway.ts in a process of its own, every module it loads recorded. */
+  const recorded = (args: string[] = []) => {
+    const file = join(dir, `loaded-${args.join('-')}.txt`);
+    writeFileSync(file, '');
+    return promisify(execFile)(process.execPath, ['--import', 'tsx', '--import', './test/support/registerLoadRecorder.mjs', 'test/ops/idleGateway.ts', ...args], {
+      cwd: root,
+      env: { ...process.env, LOADED_MODULES_FILE: file },
+    });
+  };
+
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'lazy-modules-'));
-    const file = join(dir, 'loaded.txt');
-    writeFileSync(file, '');
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      ['--import', 'tsx', '--import', './test/support/registerLoadRecorder.mjs', 'test/ops/idleGateway.ts'],
-      { cwd: root, env: { ...process.env, LOADED_MODULES_FILE: file } },
-    );
-    run = JSON.parse(stdout);
+    run = JSON.parse((await recorded()).stdout);
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -42,5 +45,10 @@ describe('modules an idle gateway holds', function () {
   it('the first MCP request and the first visit to the key page load what they need and answer', () => {
     expect(run.firstUse).to.deep.equal({ mcp: 200, keysPage: 200 });
     expect(run.used).to.include.members(['@modelcontextprotocol/sdk', 'express']);
+  });
+
+  it("npm start's sandbox loads the ledger SDK, gRPC, GraphQL and the EVM when a network first needs them, not at start", async () => {
+    const { idle } = JSON.parse((await recorded(['sandbox'])).stdout) as { idle: string[] };
+    expect(idle.filter((p) => [...LOADED_ONLY_ON_USE, '@nomicfoundation/edr', 'graphql/index.js', 'graphql-ws'].includes(p))).to.deep.equal([]);
   });
 });
