@@ -1,4 +1,5 @@
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { lruOf } from '../lru.js';
 import { Counter } from 'prom-client';
 import { GatewayError } from '../errors.js';
 import { registry } from '../metrics.js';
@@ -29,7 +30,7 @@ export class CreationBudget {
   private readonly now: () => number;
 
   constructor(private readonly opts: CreationBudgetOptions) {
-    this.clients = new LRUCache({ max: opts.maxClients ?? 100_000 });
+    this.clients = lruOf(opts.maxClients ?? 100_000);
     this.now = opts.now ?? Date.now;
   }
 

@@ -1,6 +1,6 @@
-import { LRUCache } from 'lru-cache';
 import type { Config } from '../config/schema.js';
 import { GatewayError } from '../errors.js';
+import { lruOf } from '../lru.js';
 import { hashesEqual, hashKey, MAX_KEY_LENGTH } from './format.js';
 import type { KeyStore, StoredKey } from './store.js';
 import type { KeyVerifier, VerifiedKey } from './types.js';
@@ -20,8 +20,8 @@ interface Entry {
  * key is never kept.
  */
 export function createKeyVerifier(store: Pick<KeyStore, 'findByHash'>, opts: Config['keys'], plans: Config['plans']): KeyVerifier {
-  const known = new LRUCache<string, Entry>({ max: opts.cacheMax });
-  const unknown = new LRUCache<string, Entry>({ max: opts.cacheMax });
+  const known = lruOf<string, Entry>(opts.cacheMax);
+  const unknown = lruOf<string, Entry>(opts.cacheMax);
   const inFlight = new Map<string, Promise<Entry>>();
 
   function toVerified(stored: StoredKey): VerifiedKey {

@@ -1,4 +1,5 @@
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { lruOf } from '../lru.js';
 import type { Logger } from 'pino';
 import type { VerifiedKey } from '../keys/types.js';
 import { monthOf } from './calendar.js';
@@ -41,7 +42,7 @@ export class MemoryLimiter implements Limiter {
   private storeFailing = false;
 
   constructor(private readonly opts: MemoryLimiterOptions) {
-    this.keys = new LRUCache({ max: opts.maxKeys ?? 100_000 });
+    this.keys = lruOf(opts.maxKeys ?? 100_000);
   }
 
   async charge(key: VerifiedKey, cost: number, tags?: UsageTags): Promise<LimitDecision> {

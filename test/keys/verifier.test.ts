@@ -51,6 +51,19 @@ describe('key verifier', () => {
     expect(queries).to.equal(1);
   });
 
+  it('holds at most cacheMax keys: the least recently used one is read from the store again', async () => {
+    const v = verifier({ cacheTtlMs: 60_000, cacheMax: 3 });
+    const keys = await Promise.all([1, 2, 3, 4].map(() => newKey()));
+    for (const { key } of keys.slice(0, 3)) await v.verify(key);
+    await v.verify(keys[0].key);
+    await v.verify(keys[3].key);
+    queries = 0;
+    for (const { key } of [keys[0], keys[2], keys[3]]) await v.verify(key);
+    expect(queries, 'the three kept').to.equal(0);
+    await v.verify(keys[1].key);
+    expect(queries, 'the one evicted').to.equal(1);
+  });
+
   it('shares one store query among concurrent look-ups of one key', async () => {
     const v = verifier();
     const { key } = await newKey();
