@@ -2,7 +2,7 @@
  * Checks a signed Ethereum transaction before anything is spent on it: shape, chain id, size, gas limit bounds,
  * gas price against the network fee, and the sender's nonce and balance on the mirror node.
  */
-import { Transaction } from 'ethers';
+import { Transaction } from 'ethers/transaction';
 import { GatewayError } from '../errors.js';
 import { intrinsicGas, tinybarToWeibar } from './convert.js';
 import type { LedgerReads } from './reads.js';

@@ -3,7 +3,8 @@
  * their type byte in front) under the key rlp(transaction index); the block's `receiptsRoot` is the trie's root.
  * Also the logs bloom of a list of logs, for receipts the mirror node keeps no bloom for.
  */
-import { concat, encodeRlp, getBytes, keccak256 } from 'ethers';
+import { keccak256 } from 'ethers/crypto';
+import { concat, encodeRlp, getBytes } from 'ethers/utils';
 import { EMPTY_BLOOM } from './convert.js';
 import { indexKey, minimalBytes, trieRoot } from './trie.js';
 

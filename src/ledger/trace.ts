@@ -6,7 +6,7 @@
  * The mirror node names callers and recipients by entity (long-zero addresses); Ethereum tools expect the EVM
  * addresses they sent to, so each is resolved once through the entity's `evm_address` and kept (it never changes).
  */
-import { AbiCoder } from 'ethers';
+import { AbiCoder } from 'ethers/abi';
 import { SENDER, evmAddressOf } from './addresses.js';
 import { tinybarToWeibar, toQuantity } from './convert.js';
 import type { ContractResult, LedgerReads } from './reads.js';

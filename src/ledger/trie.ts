@@ -3,7 +3,8 @@
  * Ethereum block commits to its transactions and receipts. Nodes are built bottom-up from the sorted keys; a node
  * whose RLP encoding is shorter than 32 bytes is embedded in its parent, any other is referenced by its keccak hash.
  */
-import { encodeRlp, getBytes, keccak256, type RlpStructuredDataish } from 'ethers';
+import { keccak256 } from 'ethers/crypto';
+import { encodeRlp, getBytes, type RlpStructuredDataish } from 'ethers/utils';
 
 interface Entry {
   nibbles: number[];

@@ -26,12 +26,12 @@ const config = loadConfig({
   },
 });
 
-/** Package names (`@scope/name` or `name`, with the subpath for graphql) of every module loaded so far. */
+/** Package names (`@scope/name` or `name`, with the file's path for graphql and ethers) of every module loaded so far. */
 function packages(): string[] {
   const found = new Set<string>();
   for (const url of readFileSync(process.env.LOADED_MODULES_FILE!, 'utf8').split('\n')) {
     const m = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\/(.*)$/.exec(url);
-    if (m) found.add(m[1] === 'graphql' ? `graphql/${m[2]}` : m[1]);
+    if (m) found.add(m[1] === 'graphql' || m[1] === 'ethers' ? `${m[1]}/${m[2]}` : m[1]);
   }
   return [...found].sort();
 }

@@ -42,6 +42,10 @@ describe('modules an idle gateway holds', function () {
     expect(run.idle.filter((p) => p.startsWith('graphql/') && !p.startsWith('graphql/language/') && !p.startsWith('graphql/error/') && !p.startsWith('graphql/jsutils/'))).to.deep.equal([]);
   });
 
+  it("ethers is loaded by the parts the relay uses (hashing, RLP, transactions, ABI), not its providers, contracts or wallets", () => {
+    expect(run.idle.filter((p) => /^ethers\/lib\.\w+\/(providers|contract|wallet)\//.test(p))).to.deep.equal([]);
+  });
+
   it('the first MCP request and the first visit to the key page load what they need and answer', () => {
     expect(run.firstUse).to.deep.equal({ mcp: 200, keysPage: 200 });
     expect(run.used).to.include.members(['@modelcontextprotocol/sdk', 'express']);

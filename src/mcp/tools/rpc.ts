@@ -1,4 +1,4 @@
-import { formatEther } from 'ethers';
+import { formatEther } from 'ethers/utils';
 import { z } from 'zod';
 import type { NetworkRef, Router } from '../../edge/route.js';
 import { ToolFailure, scrub, type SelfCall } from '../selfClient.js';
