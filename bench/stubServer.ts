@@ -10,7 +10,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
-import { postText } from '../src/rpc/postText.js';
+import { exchangeText } from '../src/rpc/textExchange.js';
 import { startMirrorStub } from './mirrorStub.js';
 
 const [kind, ...args] = process.argv.slice(2);
@@ -25,7 +25,7 @@ if (kind === 'mirror') {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.once('end', () => {
-      postText(pool, { path: upstream.pathname, headers, body: Buffer.concat(chunks).toString('utf8'), timeoutMs: 10_000 }).answer.then(
+      exchangeText(pool, { method: 'POST', path: upstream.pathname, headers, body: Buffer.concat(chunks).toString('utf8'), timeoutMs: 10_000 }).answer.then(
         ({ text }) => res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text),
         () => res.writeHead(502).end(),
       );

@@ -3,7 +3,7 @@ import { Pool, errors as undiciErrors } from 'undici';
 import { GatewayError, hidingCause } from '../errors.js';
 import { redactText } from '../log.js';
 import { upstreamChainMismatch, upstreamDuration, upstreamHedges, upstreamInRotation, upstreamRequests } from '../metrics.js';
-import { postText, type Exchange, type TextAnswer } from './postText.js';
+import { exchangeText, type Exchange, type TextAnswer } from './textExchange.js';
 import { UpstreamHealth, type HealthConfig } from './upstreamHealth.js';
 
 /** Why one upstream attempt failed; every one of these moves on to the next upstream. */
@@ -268,7 +268,7 @@ export class UpstreamPool {
   }
 
   private exchange(u: Upstream, body: string): Exchange {
-    return postText(this.pool(u.url.origin), { path: u.path, headers: u.headers, body, timeoutMs: this.opts.timeoutMs });
+    return exchangeText(this.pool(u.url.origin), { method: 'POST', path: u.path, headers: u.headers, body, timeoutMs: this.opts.timeoutMs });
   }
 
   private pool(origin: string): Pool {

@@ -3,6 +3,8 @@ import type { Dispatcher } from 'undici';
 export interface TextAnswer {
   status: number;
   text: string;
+  /** The Retry-After header of a 429 or 503, as sent. */
+  retryAfter?: string;
 }
 
 /** An exchange in flight: its answer, whether it had headers back when it failed, and a way to give it up. */
@@ -23,6 +25,7 @@ class TextHandler implements Dispatcher.DispatchHandler, Exchange {
   readonly answer: Promise<TextAnswer>;
   started = false;
   private status = 0;
+  private retryAfter?: string;
   private chunks: Buffer[] = [];
   private length = 0;
   private controller?: Dispatcher.DispatchController;
@@ -43,10 +46,12 @@ class TextHandler implements Dispatcher.DispatchHandler, Exchange {
     if (this.abortReason) controller.abort(this.abortReason);
   }
 
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number): void {
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
     // 1xx informational answers come before the real one.
     if (statusCode < 200) return;
     this.status = statusCode;
+    const retryAfter = headers['retry-after'];
+    if (retryAfter !== undefined) this.retryAfter = String(retryAfter);
     this.started = true;
   }
 
@@ -60,7 +65,7 @@ class TextHandler implements Dispatcher.DispatchHandler, Exchange {
     const body = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks, this.length);
     // A byte order mark is skipped, as undici's body.text() does.
     const start = body.length > 2 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
-    this.resolve({ status: this.status, text: body.toString('utf8', start) });
+    this.resolve({ status: this.status, text: body.toString('utf8', start), retryAfter: this.retryAfter });
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
@@ -75,9 +80,12 @@ class TextHandler implements Dispatcher.DispatchHandler, Exchange {
   }
 }
 
-/** POSTs `body` through `dispatcher`; headers as a flat list of names and values, prepared once per upstream. */
-export function postText(dispatcher: Dispatcher, opts: { path: string; headers: string[]; body: string; timeoutMs: number }): Exchange {
+/**
+ * Sends a GET, or a POST of `body`, through `dispatcher`; headers as a flat list of names and values, prepared once per
+ * upstream. The EVM upstream pool and the ledger's mirror client both exchange text this way.
+ */
+export function exchangeText(dispatcher: Dispatcher, opts: { method: 'GET' | 'POST'; path: string; headers: string[]; body?: string; timeoutMs: number }): Exchange {
   const handler = new TextHandler();
-  dispatcher.dispatch({ method: 'POST', path: opts.path, headers: opts.headers, body: opts.body, headersTimeout: opts.timeoutMs, bodyTimeout: opts.timeoutMs }, handler);
+  dispatcher.dispatch({ method: opts.method, path: opts.path, headers: opts.headers, body: opts.body, headersTimeout: opts.timeoutMs, bodyTimeout: opts.timeoutMs }, handler);
   return handler;
 }
