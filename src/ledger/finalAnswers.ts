@@ -27,6 +27,7 @@ interface Final {
   key: string;
 }
 
+const headNumber = async (reads: LedgerReads) => (await reads.latestBlock()).number;
 const keyOf = (call: RpcCall) => `answer:${call.method}:${JSON.stringify(call.params)}`;
 const withParam = (call: RpcCall, params: unknown[], at: number, value: unknown): RpcCall => ({
   ...call,
@@ -37,15 +38,16 @@ const withParam = (call: RpcCall, params: unknown[], at: number, value: unknown)
  * eth_getLogs is final when its range ends at or before the head: blocks named by a head tag (or left out, which
  * means latest) become the head's number. Past the head the answer can still grow, so it takes the ordinary path.
  */
-function finalLogs(call: RpcCall, params: unknown[], head: () => Promise<number>): Promise<Final | undefined> | Final | undefined {
+function finalLogs(call: RpcCall, params: unknown[], reads: LedgerReads): Promise<Final | undefined> | Final | undefined {
   const filter = params[0];
   if (params.length !== 1 || filter === null || typeof filter !== 'object' || Array.isArray(filter)) return undefined;
   const { fromBlock, toBlock, blockHash } = filter as Record<string, unknown>;
-  if (blockHash !== undefined) return { call, key: keyOf(call) };
+  // A null blockHash is no block hash: the range decides.
+  if (typeof blockHash === 'string') return { call, key: keyOf(call) };
   const isHead = (ref: unknown) => ref === undefined || (typeof ref === 'string' && HEAD_TAGS.has(ref));
   const isNumber = (ref: unknown) => typeof ref === 'string' && BLOCK_NUMBER.test(ref);
   if (!(isHead(fromBlock) || isNumber(fromBlock)) || !(isHead(toBlock) || isNumber(toBlock))) return undefined;
-  return head().then((n) => {
+  return headNumber(reads).then((n) => {
     if (!isHead(toBlock) && Number.parseInt(toBlock as string, 16) > n) return undefined;
     const hex = `0x${n.toString(16)}`;
     const resolved = { ...filter, fromBlock: isHead(fromBlock) ? hex : fromBlock, toBlock: isHead(toBlock) ? hex : toBlock };
@@ -55,13 +57,13 @@ function finalLogs(call: RpcCall, params: unknown[], head: () => Promise<number>
 }
 
 /** The final form of a call, or undefined when its answer may still change. */
-function finalCall(call: RpcCall, head: () => Promise<number>): Promise<Final | undefined> | Final | undefined {
+function finalCall(call: RpcCall, reads: LedgerReads): Promise<Final | undefined> | Final | undefined {
   const params = call.params;
-  if (!Array.isArray(params) || typeof params[0] !== 'string') return call.method === 'eth_getLogs' && Array.isArray(params) ? finalLogs(call, params, head) : undefined;
+  if (!Array.isArray(params) || typeof params[0] !== 'string') return call.method === 'eth_getLogs' && Array.isArray(params) ? finalLogs(call, params, reads) : undefined;
   if (BY_HASH.has(call.method)) return { call, key: keyOf(call) };
   if (!BY_BLOCK.has(call.method)) return undefined;
   if (!HEAD_TAGS.has(params[0])) return BLOCK_NUMBER.test(params[0]) || /^0x[0-9a-fA-F]{64}$/.test(params[0]) ? { call, key: keyOf(call) } : undefined;
-  return head().then((n) => {
+  return headNumber(reads).then((n) => {
     const final = withParam(call, params, 0, `0x${n.toString(16)}`);
     return { call: final, key: keyOf(final) };
   });
@@ -74,7 +76,7 @@ function finalCall(call: RpcCall, head: () => Promise<number>): Promise<Final | 
 export async function finalAnswer(call: RpcCall, reads: LedgerReads, answer: (call: RpcCall) => Promise<RpcOutcome>): Promise<RpcOutcome> {
   let final: Final | undefined;
   try {
-    final = await finalCall(call, async () => (await reads.latestBlock()).number);
+    final = await finalCall(call, reads);
   } catch {
     // No head to resolve a tag against: the method itself reports why.
   }

@@ -102,10 +102,13 @@ describe('final answers kept as text', () => {
   it('eth_getLogs up to the head is kept; a range past the head is not, so a block that arrives later is in the next answer', async () => {
     head = 18;
     const filter = { fromBlock: hex(18), toBlock: hex(19), address: ADDRESS };
-    expect(JSON.parse(await body('eth_getLogs', [filter])).result.map((l: any) => l.blockNumber)).to.deep.equal([hex(18)]);
+    // A null blockHash is no block hash, so the same range decides.
+    const withNullHash = { ...filter, blockHash: null };
+    for (const f of [filter, withNullHash]) expect(JSON.parse(await body('eth_getLogs', [f])).result.map((l: any) => l.blockNumber)).to.deep.equal([hex(18)]);
     head = 19;
     const grown = await body('eth_getLogs', [filter]);
     expect(JSON.parse(grown).result.map((l: any) => l.blockNumber)).to.deep.equal([hex(18), hex(19)]);
+    expect(JSON.parse(await body('eth_getLogs', [withNullHash])).result).to.deep.equal(JSON.parse(grown).result);
     // Now the range ends at the head: kept, and a repeat asks for nothing but the head.
     expect(await asked(() => body('eth_getLogs', [filter]))).to.deep.equal([HEAD_PATH]);
     expect(await body('eth_getLogs', [filter])).to.equal(grown);
