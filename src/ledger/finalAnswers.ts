@@ -48,7 +48,10 @@ function finalLogs(call: RpcCall, params: unknown[], reads: LedgerReads): Promis
   const isNumber = (ref: unknown) => typeof ref === 'string' && BLOCK_NUMBER.test(ref);
   if (!(isHead(fromBlock) || isNumber(fromBlock)) || !(isHead(toBlock) || isNumber(toBlock))) return undefined;
   return headNumber(reads).then((n) => {
-    if (!isHead(toBlock) && Number.parseInt(toBlock as string, 16) > n) return undefined;
+    const from = isHead(fromBlock) ? n : Number.parseInt(fromBlock as string, 16);
+    const to = isHead(toBlock) ? n : Number.parseInt(toBlock as string, 16);
+    // A range starting past its end answers [] while it is also past the head, and an error once the head reaches it.
+    if (to > n || from > to) return undefined;
     const hex = `0x${n.toString(16)}`;
     const resolved = { ...filter, fromBlock: isHead(fromBlock) ? hex : fromBlock, toBlock: isHead(toBlock) ? hex : toBlock };
     const final = withParam(call, params, 0, resolved);

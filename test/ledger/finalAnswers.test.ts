@@ -105,7 +105,11 @@ describe('final answers kept as text', () => {
     // A null blockHash is no block hash, so the same range decides.
     const withNullHash = { ...filter, blockHash: null };
     for (const f of [filter, withNullHash]) expect(JSON.parse(await body('eth_getLogs', [f])).result.map((l: any) => l.blockNumber)).to.deep.equal([hex(18)]);
+    // A range that starts past its end is not kept: starting past the head it is empty, once the head reaches it an error.
+    const backwards = { fromBlock: hex(19), toBlock: hex(18), address: ADDRESS };
+    expect(JSON.parse(await body('eth_getLogs', [backwards])).result).to.deep.equal([]);
     head = 19;
+    expect(JSON.parse(await body('eth_getLogs', [backwards])).error.code).to.equal(-32602);
     const grown = await body('eth_getLogs', [filter]);
     expect(JSON.parse(grown).result.map((l: any) => l.blockNumber)).to.deep.equal([hex(18), hex(19)]);
     expect(JSON.parse(await body('eth_getLogs', [withNullHash])).result).to.deep.equal(JSON.parse(grown).result);
