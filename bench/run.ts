@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { loadConfig } from '../src/config/load.js';
 import type { ConfigInput } from '../src/config/schema.js';
 import { measureKeyVerification } from './keysVerify.js';
 import { measureMethodPolicy } from './methodPolicy.js';
@@ -101,7 +102,7 @@ interface Child {
 
 /** A bench script run through tsx, or (`compiled`) a JavaScript file run by plain node as `npm start` runs the gateway. */
 async function child(script: string, args: string[], compiled = false): Promise<Child> {
-  const argv = compiled ? ['--expose-gc', fileURLToPath(new URL(script, import.meta.url))] : ['--import', 'tsx', fileURLToPath(new URL(script, import.meta.url))];
+  const argv = compiled ? [...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean), '--expose-gc', fileURLToPath(new URL(script, import.meta.url))] : ['--import', 'tsx', fileURLToPath(new URL(script, import.meta.url))];
   const proc = spawn(process.execPath, [...argv, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const info = await new Promise<Child['info']>((resolve, reject) => {
     let buffered = '';
@@ -230,6 +231,30 @@ function relayMix(size = 2_000): string[] {
   return bodies;
 }
 
+/**
+ * Sends distinct final-block requests (every block of the stub, with and without its transactions) from 32 workers
+ * until the gateway's read cache holds 95% of `bound`. The mix alone leaves the cache far below its bound: it touches
+ * 5,000 blocks, and every load connection walks the same list of bodies from its top.
+ */
+async function fillReadCache(url: string, headers: Record<string, string>, metricsUrl: string, bound: number): Promise<number> {
+  const hexN = (n: number) => `0x${n.toString(16)}`;
+  const bodies = Array.from({ length: 2 * (LATEST_BLOCK - 1) }, (_, i) => call('eth_getBlockByNumber', [hexN(LATEST_BLOCK - 1 - (i >> 1)), i % 2 === 0]));
+  let next = 0;
+  const worker = async (until: number) => {
+    while (next < until) {
+      const res = await fetch(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: bodies[next++] });
+      await res.arrayBuffer();
+    }
+  };
+  let held = await metric(metricsUrl, 'gateway_relay_cache_bytes');
+  while (held < 0.95 * bound && next < bodies.length) {
+    const until = Math.min(bodies.length, next + 5_000);
+    await Promise.all(Array.from({ length: CONNECTIONS }, () => worker(until)));
+    held = await metric(metricsUrl, 'gateway_relay_cache_bytes');
+  }
+  return held;
+}
+
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
 const mb1 = (bytes: number) => Math.round(bytes / 1024 / 102.4) / 10;
@@ -242,24 +267,36 @@ function printTable(rows: string[][]): void {
   for (const r of rows) console.log(line(r));
 }
 
+interface Part {
+  peakRssMb: number;
+  rssAfterMb: number;
+  heapUsedMb: number;
+  heapTotalMb: number;
+  relayCacheMb: number;
+}
+
 interface Memory {
   idle: { rssMb: number; heapUsedMb: number; heapTotalMb: number; keyStoreHeapMb: number };
-  relayMix: { peakRssMb: number; rssAfterMb: number; heapUsedMb: number; heapTotalMb: number; relayCacheMb: number };
+  relayMix: Part;
+  /** The mix again once the read cache holds its bound (relay.cacheBytes). */
+  cachesFull: Part & { relayCacheBoundMb: number };
   /** Not measured with BENCH_ONLY=relay. */
   npmStart?: { idleRssMb: number; withSandboxStartedRssMb: number; sandboxMb: number };
 }
 
 function printMemory(memory: Memory, startToReadyMs?: number): void {
+  const { idle, relayMix: mix, cachesFull: full } = memory;
   const memoryRows = [
-    ['resident (RSS)', `${memory.idle.rssMb}`, `${memory.relayMix.peakRssMb} peak, ${memory.relayMix.rssAfterMb} after`],
-    ['V8 heap used / reserved', `${memory.idle.heapUsedMb} / ${memory.idle.heapTotalMb}`, `${memory.relayMix.heapUsedMb} / ${memory.relayMix.heapTotalMb}`],
-    ['  of which the key store (embedded)', `${memory.idle.keyStoreHeapMb}`, `${memory.idle.keyStoreHeapMb}`],
-    ['  of which the relay read cache', '0', `${memory.relayMix.relayCacheMb}`],
-    ['outside the heap (code, buffers)', `${memory.idle.rssMb - memory.idle.heapTotalMb}`, `${memory.relayMix.rssAfterMb - memory.relayMix.heapTotalMb}`],
+    ['resident (RSS)', `${idle.rssMb}`, `${mix.peakRssMb} peak, ${mix.rssAfterMb} after`, `${full.peakRssMb} peak, ${full.rssAfterMb} after`],
+    ['V8 heap used / reserved', `${idle.heapUsedMb} / ${idle.heapTotalMb}`, `${mix.heapUsedMb} / ${mix.heapTotalMb}`, `${full.heapUsedMb} / ${full.heapTotalMb}`],
+    ['  of which the key store (embedded)', `${idle.keyStoreHeapMb}`, `${idle.keyStoreHeapMb}`, `${idle.keyStoreHeapMb}`],
+    ['  of which the relay read cache', '0', `${mix.relayCacheMb}`, `${full.relayCacheMb} of ${full.relayCacheBoundMb}`],
+    ['outside the heap (code, buffers)', `${idle.rssMb - idle.heapTotalMb}`, `${mix.rssAfterMb - mix.heapTotalMb}`, `${full.rssAfterMb - full.heapTotalMb}`],
   ];
-  const mw = [0, 1, 2].map((i) => Math.max(...[['part (MB)', 'idle', 'relay mix, caches full'], ...memoryRows].map((r) => r[i].length)));
+  const header = ['part (MB)', 'idle', 'relay mix', 'relay mix, read cache at its bound'];
+  const mw = header.map((_, i) => Math.max(...[header, ...memoryRows].map((r) => r[i].length)));
   const memoryLine = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(mw[i]) : c.padStart(mw[i]))).join('  ');
-  console.log(`\ngateway memory by part (embedded key store, no sandbox):\n${memoryLine(['part (MB)', 'idle', 'relay mix, caches full'])}`);
+  console.log(`\ngateway memory by part (embedded key store, no sandbox):\n${memoryLine(header)}`);
   for (const r of memoryRows) console.log(memoryLine(r));
   if (memory.npmStart && startToReadyMs !== undefined) {
     console.log(
@@ -432,12 +469,22 @@ async function main() {
     const officialEnd = officialMirror ? await mirrorRequests(officialMirror.info.url) : 0;
     clearInterval(sampler);
     const warm = medians(warmRuns);
-    const loaded = {
-      rss: rssOf(gw.pid),
-      heap: await metric(gw.info.metricsUrl!, 'nodejs_heap_size_used_bytes'),
-      heapTotal: await metric(gw.info.metricsUrl!, 'nodejs_heap_size_total_bytes'),
-      cache: await metric(gw.info.metricsUrl!, 'gateway_relay_cache_bytes'),
-    };
+    const part = async (peak: number): Promise<Part> => ({
+      peakRssMb: mb(peak),
+      rssAfterMb: mb(rssOf(gw.pid)),
+      heapUsedMb: mb(await metric(gw.info.metricsUrl!, 'nodejs_heap_size_used_bytes')),
+      heapTotalMb: mb(await metric(gw.info.metricsUrl!, 'nodejs_heap_size_total_bytes')),
+      relayCacheMb: mb(await metric(gw.info.metricsUrl!, 'gateway_relay_cache_bytes')),
+    });
+    const mixPart = await part(peakRss);
+    // Caches full: the read cache filled to its bound, then the mix once more.
+    const cacheBound = loadConfig({ env: {} }).relay.cacheBytes;
+    let fullPeakRss = rssOf(gw.pid);
+    const fullSampler = setInterval(() => (fullPeakRss = Math.max(fullPeakRss, rssOf(gw.pid))), 200);
+    await fillReadCache(url, headers, gw.info.metricsUrl!, cacheBound);
+    await load(url, bodies, headers);
+    clearInterval(fullSampler);
+    const fullPart = { ...(await part(fullPeakRss)), relayCacheBoundMb: mb(cacheBound) };
     await Promise.all([gw.stop(), mirror.stop(), official?.stop(), officialMirror?.stop()]);
     const totalOf = (runs: Figures[]) => runs.reduce((sum, f) => sum + f.total, 0);
     const coldPerRequest = (warmStart - before) / cold.total;
@@ -469,7 +516,8 @@ async function main() {
     }
     results.memory = {
       idle: { rssMb: mb(idle.rss), heapUsedMb: mb(idle.heap), heapTotalMb: mb(idle.heapTotal), keyStoreHeapMb: mb1(gw.info.keyStoreHeapBytes ?? 0) },
-      relayMix: { peakRssMb: mb(peakRss), rssAfterMb: mb(loaded.rss), heapUsedMb: mb(loaded.heap), heapTotalMb: mb(loaded.heapTotal), relayCacheMb: mb(loaded.cache) },
+      relayMix: mixPart,
+      cachesFull: fullPart,
     };
     if (only === 'relay') {
       printTable(rows);
