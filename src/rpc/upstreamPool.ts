@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { Pool, errors as undiciErrors } from 'undici';
 import { GatewayError, hidingCause } from '../errors.js';
 import { redactText } from '../log.js';
+import { onFirstUse } from '../startOnce.js';
 import { upstreamChainMismatch, upstreamDuration, upstreamHedges, upstreamInRotation, upstreamRequests } from '../metrics.js';
 import { exchangeText, type Exchange, type TextAnswer } from './textExchange.js';
 import { UpstreamHealth, type HealthConfig } from './upstreamHealth.js';
@@ -65,7 +66,7 @@ const BLOCK_NUMBER = '{"jsonrpc":"2.0","id":0,"method":"eth_blockNumber","params
 export class UpstreamPool {
   private readonly pools = new Map<string, Pool>();
   private upstreams: Upstream[] = [];
-  private started?: Promise<void>;
+  private readonly starting = onFirstUse(() => this.init());
   private probe?: NodeJS.Timeout;
   private closed = false;
 
@@ -73,11 +74,7 @@ export class UpstreamPool {
 
   /** Checks every upstream's chain id and starts probing; requests wait for it. Safe to call more than once. */
   start(): Promise<void> {
-    this.started ??= this.init().catch((err) => {
-      this.started = undefined;
-      throw err;
-    });
-    return this.started;
+    return this.starting.get();
   }
 
   private async init(): Promise<void> {
