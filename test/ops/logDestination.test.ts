@@ -1,10 +1,11 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
+import { bufferedDestination, createLogger, logRequest } from '../../src/log.js';
 
 const LOG_MODULE = fileURLToPath(new URL('../../src/log.ts', import.meta.url));
 
@@ -35,4 +36,15 @@ describe('log destination: lines written in blocks', () => {
       }
     });
   }
+
+  it('writes a quiet gateway\'s request line at once, not when a block has filled', async () => {
+    // One request a minute must show in the log as it happens: an operator tailing it would otherwise wait for a block.
+    const file = join(dir, 'quiet.log');
+    const logger = createLogger('info', bufferedDestination(file));
+    logRequest(logger, { requestId: 'r1', api: 'rpc', status: 200, keyId: 'key_1' });
+    const deadline = Date.now() + 2_000;
+    const read = () => (existsSync(file) ? readFileSync(file, 'utf8') : '');
+    while (!read().includes('"requestId":"r1"') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(JSON.parse(read().trim())).to.include({ requestId: 'r1', keyId: 'key_1', msg: 'request' });
+  });
 });
