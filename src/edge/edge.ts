@@ -244,6 +244,7 @@ class RequestContext implements ApiContext {
   /** Set once the request is routed; a request no route takes never has one. */
   route!: Route;
   caller?: Caller;
+  priced?: unknown;
   /** The fields of the request's log line besides the edge's own. */
   readonly fields: Record<string, unknown> = {};
   readonly headers: ResponseHeaders;

@@ -27,6 +27,7 @@ export function privatePort(config: Config): number {
  */
 export class PrivateListener {
   private readonly mounts: Mount[] = [];
+  private anyOnPublic = false;
   private server?: http.Server;
   private address?: string;
 
@@ -36,10 +37,13 @@ export class PrivateListener {
 
   mount(prefix: string, handle: PrivateHandler, opts: { onPublic?: boolean } = {}): void {
     this.mounts.push({ prefix, handle, onPublic: opts.onPublic ?? false });
+    this.anyOnPublic ||= opts.onPublic ?? false;
   }
 
   /** For the public listener: serves the request when a mount the operator also put there owns its path. */
   servePublic(req: IncomingMessage, res: ServerResponse): boolean {
+    // Asked of every public request: most gateways put nothing there, and then it costs no look-up.
+    if (!this.anyOnPublic) return false;
     const mount = this.find(req.url ?? '/');
     if (!mount?.onPublic) return false;
     this.serve(req, res, mount);

@@ -209,6 +209,7 @@ function decodeURIComponentSafe(s: string): string {
  * right after the bare domain's network segment; a later `/v1/` (as in `/api/v1/accounts`) is the API's own path.
  */
 export function redactPath(url: string): string {
+  if (!url.includes('/v1/')) return url;
   return url.replace(/^((?:\/(?!api\/)[^/?]+)?\/v1\/)(?!graphql(?:[/?]|$))[^/?]+/, '$1***');
 }
 

@@ -31,6 +31,11 @@ export interface ApiContext {
   readBody(): Promise<Buffer>;
   /** Adds fields to this request's log line (never a key). */
   annotate(fields: Record<string, unknown>): void;
+  /**
+   * What the handler's `costOfBody` made of the body (a parsed JSON-RPC message), kept on the request for its `handle`
+   * and `renderError`; only the handler that set it reads it.
+   */
+  priced?: unknown;
 }
 
 /**

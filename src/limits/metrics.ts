@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram } from 'prom-client';
+import { Counter, Gauge } from 'prom-client';
+import { HotHistogram } from '../hotMetrics.js';
 import { registry } from '../metrics.js';
 
 /** Labels are a reason or a backend name, never a key or key id. */
@@ -25,13 +26,12 @@ export const limiterDegraded = new Gauge({
   registers: [registry],
 });
 
-export const limiterDuration = new Histogram({
-  name: 'gateway_limiter_duration_seconds',
-  help: 'Time the limiter takes to decide one charge',
-  labelNames: ['backend'] as const,
-  buckets: [0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 0.5],
-  registers: [registry],
-});
+export const limiterDuration = new HotHistogram(
+  'gateway_limiter_duration_seconds',
+  'Time the limiter takes to decide one charge',
+  [0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 0.5],
+  registry,
+);
 
 export function countRefusal(reason: RefusalReason): void {
   limitRefusals.inc({ reason });

@@ -29,7 +29,6 @@ export function createMcpHandler(opts: McpHandlerOptions): ApiHandler {
   const guard = createHostGuard(opts.allowedHosts, opts.allowedOrigins);
   const client = new SelfClient(opts.selfUrl);
   const servers = onFirstUse(() => createMcpServerFactory(opts.router));
-  const messages = new WeakMap<ApiContext, unknown>();
   return {
     // The key is optional (get_api_key_link needs none); with one, each message of a batch is a request.
     admission: {
@@ -37,7 +36,7 @@ export function createMcpHandler(opts: McpHandlerOptions): ApiHandler {
       bodyLimit: opts.bodyLimitBytes,
       costOfBody(body, ctx) {
         const message = parseMessage(body);
-        messages.set(ctx, message);
+        ctx.priced = message;
         return Array.isArray(message) ? Math.max(1, message.length) : 1;
       },
     },
@@ -48,7 +47,7 @@ export function createMcpHandler(opts: McpHandlerOptions): ApiHandler {
       }
     },
     async handle(ctx) {
-      const message = messages.get(ctx);
+      const message = ctx.priced;
       ctx.annotate({ mcp: describe(message) });
       const factory = await servers.get();
       const server = factory.forRequest({ router: opts.router, appUrl: opts.appUrl, client, requestId: ctx.requestId, caller: ctx.caller });

@@ -13,8 +13,8 @@ export interface RpcHandlerOptions extends CallPolicy {
   sockets?: Omit<RpcSocketOptions, keyof RpcHandlerOptions | 'sockets'>;
 }
 
-/** What the edge parsed before an error, so the error carries the request's id. */
-const parsedBodies = new WeakMap<ApiContext, ParsedBody>();
+/** The body `costOfBody` parsed, if it got that far: an error then carries the request's id. */
+const parsedOf = (ctx: ApiContext) => ctx.priced as ParsedBody | undefined;
 
 /** `/rpc` on every chain: the JSON-RPC 2.0 envelope, the budget per call, then the network's backend; WebSocket upgrades too. */
 export function createRpcHandler(opts: RpcHandlerOptions): ApiHandler {
@@ -24,7 +24,7 @@ export function createRpcHandler(opts: RpcHandlerOptions): ApiHandler {
       key: 'required',
       costOfBody(body, ctx) {
         const parsed = parseBody(body.toString('utf8'), opts.maxBatch);
-        parsedBodies.set(ctx, parsed);
+        ctx.priced = parsed;
         return callCount(parsed);
       },
     },
@@ -32,7 +32,7 @@ export function createRpcHandler(opts: RpcHandlerOptions): ApiHandler {
       if (ctx.req.method !== 'POST') throw new GatewayError('METHOD_NOT_ALLOWED', 'JSON-RPC takes POST', undefined, { allow: 'POST, OPTIONS' });
     },
     async handle(ctx) {
-      const parsed = parsedBodies.get(ctx)!;
+      const parsed = parsedOf(ctx)!;
       const key = ctx.caller!.key;
       const network = ctx.route.network!;
       const methods = parsed.kind === 'single' && 'call' in parsed.entry ? [parsed.entry.call.method] : parsed.kind === 'batch' ? ['batch'] : [];
@@ -50,7 +50,7 @@ export function createRpcHandler(opts: RpcHandlerOptions): ApiHandler {
       ctx.res.end(body);
     },
     renderError(err, ctx) {
-      const body = serializeEdgeError(parsedBodies.get(ctx), toErrorObject(err));
+      const body = serializeEdgeError(parsedOf(ctx), toErrorObject(err));
       ctx.res.writeHead(err.http, ctx.headers.with({ 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...err.headers }));
       ctx.res.end(body);
     },
