@@ -15,20 +15,43 @@ const requestsTotal = new HotCounter('gateway_requests_total', 'HTTP requests by
 
 const requestDuration = new HotHistogram('gateway_request_duration_seconds', 'HTTP request duration by chain, network and API', LATENCY_BUCKETS, registry);
 
-export const upstreamRequests = new Counter({
-  name: 'gateway_upstream_requests_total',
-  help: 'Requests to upstream nodes by network, upstream and outcome',
-  labelNames: ['network', 'upstream', 'outcome'] as const,
-  registers: [registry],
-});
+const upstreamRequests = new HotCounter('gateway_upstream_requests_total', 'Requests to upstream nodes by network, upstream and outcome', registry);
 
-export const upstreamDuration = new Histogram({
-  name: 'gateway_upstream_request_duration_seconds',
-  help: 'Upstream request duration by network and upstream',
-  labelNames: ['network', 'upstream'] as const,
-  buckets: LATENCY_BUCKETS,
-  registers: [registry],
-});
+const upstreamDuration = new HotHistogram('gateway_upstream_request_duration_seconds', 'Upstream request duration by network and upstream', LATENCY_BUCKETS, registry);
+
+/** One upstream's request metrics: its duration series and a counter series per outcome, each found once. */
+export class UpstreamMeter {
+  private readonly duration: HistogramSeries;
+  private readonly outcomes = new Map<string, CounterSeries>();
+
+  constructor(private readonly labels: { network: string; upstream: string }) {
+    this.duration = upstreamDuration.child(labels);
+  }
+
+  /** A request that took `seconds` and ended as `outcome` (an HTTP status, ok, timeout, error, ...). */
+  record(seconds: number, outcome: string): void {
+    this.duration.observe(seconds);
+    let count = this.outcomes.get(outcome);
+    if (!count) {
+      count = upstreamRequests.child({ ...this.labels, outcome });
+      this.outcomes.set(outcome, count);
+    }
+    count.inc();
+  }
+}
+
+const upstreamMeters = new Map<string, UpstreamMeter>();
+
+/** The meter of an upstream of a network (upstream: an EVM node's label, `mirror`, `graphql`, ...). */
+export function upstreamMeter(labels: { network: string; upstream: string }): UpstreamMeter {
+  const id = `${labels.network}\n${labels.upstream}`;
+  let meter = upstreamMeters.get(id);
+  if (!meter) {
+    meter = new UpstreamMeter({ network: labels.network, upstream: labels.upstream });
+    upstreamMeters.set(id, meter);
+  }
+  return meter;
+}
 
 export const upstreamChainMismatch = new Counter({
   name: 'gateway_upstream_chain_mismatch_total',

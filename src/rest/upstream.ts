@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import { Agent, type Dispatcher } from 'undici';
 import { GatewayError, hidingCause } from '../errors.js';
 import { redactText } from '../log.js';
-import { upstreamDuration, upstreamRequests } from '../metrics.js';
+import { upstreamMeter } from '../metrics.js';
 
 /** One keep-alive agent per proxy; its per-origin pools are reused across requests. */
 export function createAgent(timeoutMs: number): Agent {
@@ -16,16 +16,16 @@ export async function requestUpstream(
   labels: { network: string; upstream: string },
   options: Dispatcher.RequestOptions,
 ): Promise<Dispatcher.ResponseData> {
-  const stop = upstreamDuration.startTimer(labels);
+  const started = performance.now();
+  let outcome = 'error';
   try {
     const res = await agent.request(options);
-    upstreamRequests.inc({ ...labels, outcome: String(res.statusCode) });
+    outcome = String(res.statusCode);
     return res;
   } catch (err) {
-    upstreamRequests.inc({ ...labels, outcome: 'error' });
     throw upstreamFailure(err);
   } finally {
-    stop();
+    upstreamMeter(labels).record((performance.now() - started) / 1000, outcome);
   }
 }
 
