@@ -365,18 +365,22 @@ async function main() {
   if (!only || only === 'edge') {
     const bare = await constantServer('{"jsonrpc":"2.0","id":1,"result":"0xaa36a7"}');
     const gw = await gateway(evmChains(bare.info.url));
-    // In alternation: a drift of the shared machine lands on both, not on whichever ran second.
-    const [baseline, edge] = await measureInterleaved(
+    const floorKey = 'pk_bench_edgefloor0000';
+    const floor = await child('./edgeFloor.ts', [floorKey, '0xaa36a7']);
+    // In alternation: a drift of the shared machine lands on all three, not on whichever ran last.
+    const [baseline, floorFigures, edge] = await measureInterleaved(
       [
         { url: bare.info.url, headers: {} },
+        { url: floor.info.url, headers: { 'x-api-key': floorKey } },
         { url: `${gw.info.url}/ethereum-sepolia/rpc`, headers: { 'x-api-key': gw.info.key! } },
       ],
       [chainIdBody],
     );
-    await Promise.all([gw.stop(), bare.stop()]);
+    await Promise.all([gw.stop(), bare.stop(), floor.stop()]);
     row('edge: bare node:http (baseline)', baseline);
-    row('edge: gateway eth_chainId', edge, `${fmt(edge.rps / baseline.rps, 2)}x baseline throughput`);
-    results.edge = { baseline, gateway: edge, throughputRatio: edge.rps / baseline.rps };
+    row('edge: its required work flat in one handler', floorFigures, `${fmt(floorFigures.rps / baseline.rps, 2)}x baseline throughput (the floor of the gateway's structure)`);
+    row('edge: gateway eth_chainId', edge, `${fmt(edge.rps / baseline.rps, 2)}x baseline throughput, ${fmt(edge.rps / floorFigures.rps, 2)}x the floor's`);
+    results.edge = { baseline, floor: floorFigures, gateway: edge, throughputRatio: edge.rps / baseline.rps, floorRatio: floorFigures.rps / baseline.rps };
     if (only === 'edge') {
       printTable(rows);
       return;

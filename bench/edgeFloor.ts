@@ -1,0 +1,57 @@
+/**
+ * The edge's floor: the work issue 17 requires of an eth_chainId answer (read the body, hash the key and find it, GCRA,
+ * JSON.parse, the gateway's response headers, one request line through the gateway's logger, one histogram
+ * observation), written flat in one `node:http` handler with none of the gateway's routing, admission or handler
+ * layers. Not a gateway: it answers one key and one method. The gap between it and the gateway is what the gateway's
+ * structure costs; the gap between it and the bare server is what the required work costs in Node. Prints `{"url"}`.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { Registry } from 'prom-client';
+import { HotHistogram } from '../src/hotMetrics.js';
+import { hashKey } from '../src/keys/format.js';
+import { gcra, intervalMs } from '../src/limits/gcra.js';
+import { bufferedDestination, createLogger, logRequest } from '../src/log.js';
+import { LATENCY_BUCKETS } from '../src/metrics.js';
+
+const [key, chainIdHex] = process.argv.slice(2);
+const logger = createLogger('info', bufferedDestination('/dev/null'));
+const duration = new HotHistogram('floor_request_duration_seconds', 'floor', LATENCY_BUCKETS, new Registry()).child({ chain: 'ethereum', network: 'sepolia', api: 'rpc' });
+const keys = new Map([[hashKey(key), { id: 'key_floor', perSecond: 1e9, tat: 0 }]]);
+const CORS = [
+  ['access-control-allow-origin', '*'],
+  ['access-control-allow-methods', 'GET, HEAD, POST, OPTIONS'],
+  ['access-control-allow-headers', 'content-type, x-api-key, authorization'],
+  ['access-control-expose-headers', 'ratelimit-limit, ratelimit-remaining, ratelimit-reset, retry-after'],
+  ['access-control-max-age', '600'],
+].flat();
+
+const server = http.createServer((req, res) => {
+  const started = process.hrtime.bigint();
+  const requestId = randomUUID();
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.once('end', () => {
+    const found = keys.get(hashKey(String(req.headers['x-api-key'])));
+    if (!found) return void res.writeHead(401).end();
+    const now = Date.now();
+    const outcome = gcra(found.tat, now, intervalMs(found.perSecond), 1);
+    found.tat = outcome.tat;
+    const call = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: unknown; method: string };
+    const body = `{"jsonrpc":"2.0","id":${JSON.stringify(call.id)},"result":"${chainIdHex}"}`;
+    res.writeHead(200, [
+      'x-request-id', requestId,
+      ...CORS,
+      'ratelimit-limit', String(found.perSecond), 'ratelimit-remaining', String(outcome.remaining), 'ratelimit-reset', String(Math.ceil(outcome.resetMs / 1000)),
+      'content-type', 'application/json', 'content-length', String(Buffer.byteLength(body)),
+    ]);
+    res.end(body);
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    duration.observe(seconds);
+    logRequest(logger, { requestId, host: req.headers.host, path: req.url, httpMethod: req.method, api: 'rpc', network: 'ethereum-sepolia', status: 200, ms: seconds * 1e3, keyId: found.id, rpcMethods: [call.method], calls: 1 });
+  });
+});
+server.keepAliveTimeout = 60_000;
+await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/` })}\n`);
