@@ -66,13 +66,14 @@ class LineBlocks implements pino.DestinationStream {
 
   constructor(
     private readonly out: ReturnType<typeof pino.destination>,
-    private readonly maxLength: number,
+    /** A block this long goes at once, without waiting for the turn to end. */
+    private readonly fullLength: number,
   ) {}
 
   write(line: string): void {
     this.lines.push(line);
     this.size += line.length;
-    if (this.size >= this.maxLength) this.handOver();
+    if (this.size >= this.fullLength) this.handOver();
     else this.scheduled ??= setImmediate(this.handOverNow).unref();
   }
 
@@ -101,8 +102,8 @@ class LineBlocks implements pino.DestinationStream {
 const blocksByDest = new Map<number | string, LineBlocks>();
 
 /**
- * Standard output, written in blocks (at most 4 KiB, or what one turn of the event loop logged) instead of one write
- * per line: a request line no longer costs a system call. Buffered lines are flushed when the process exits (handed to
+ * Standard output, written in blocks (once 4 KiB has gathered, or at the end of the event loop's turn) instead of one
+ * write per line: a request line no longer costs a system call. Buffered lines are flushed when the process exits (handed to
  * sonic-boom before pino's own exit flush of it runs); a SIGKILL loses at most the lines of the turn it interrupts.
  */
 export function bufferedDestination(dest: number | string = 1): pino.DestinationStream {
