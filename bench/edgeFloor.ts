@@ -17,7 +17,7 @@ import { LATENCY_BUCKETS } from '../src/metrics.js';
 
 const [key, chainIdHex] = process.argv.slice(2);
 const logger = createLogger('info', bufferedDestination('/dev/null'));
-const duration = new HotHistogram('floor_request_duration_seconds', 'floor', LATENCY_BUCKETS, new Registry()).child({ chain: 'ethereum', network: 'sepolia', api: 'rpc' });
+const duration = new HotHistogram('floor_request_duration_seconds', 'floor', ['chain', 'network', 'api'], LATENCY_BUCKETS, new Registry()).child('ethereum', 'sepolia', 'rpc');
 const keys = new Map([[hashKey(key), { id: 'key_floor', perSecond: 1e9, tat: 0 }]]);
 const CORS = [
   ['access-control-allow-origin', '*'],

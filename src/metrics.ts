@@ -1,5 +1,5 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { HotCounter, HotHistogram, type CounterSeries, type HistogramSeries } from './hotMetrics.js';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { HotCounter, HotHistogram } from './hotMetrics.js';
 
 /** The one registry every module registers its metrics on. Labels never carry an API key or key id. */
 export const registry = new Registry();
@@ -11,46 +11,18 @@ for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total
 /** Buckets from sub-millisecond edge answers to multi-second upstream calls, in seconds. */
 export const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
-const requestsTotal = new HotCounter('gateway_requests_total', 'HTTP requests by chain, network, API and outcome', registry);
+const requestsTotal = new HotCounter('gateway_requests_total', 'HTTP requests by chain, network, API and outcome', ['chain', 'network', 'api', 'outcome'], registry);
 
-const requestDuration = new HotHistogram('gateway_request_duration_seconds', 'HTTP request duration by chain, network and API', LATENCY_BUCKETS, registry);
+const requestDuration = new HotHistogram('gateway_request_duration_seconds', 'HTTP request duration by chain, network and API', ['chain', 'network', 'api'], LATENCY_BUCKETS, registry);
 
-const upstreamRequests = new HotCounter('gateway_upstream_requests_total', 'Requests to upstream nodes by network, upstream and outcome', registry);
+const upstreamRequests = new HotCounter('gateway_upstream_requests_total', 'Requests to upstream nodes by network, upstream and outcome', ['network', 'upstream', 'outcome'], registry);
 
-const upstreamDuration = new HotHistogram('gateway_upstream_request_duration_seconds', 'Upstream request duration by network and upstream', LATENCY_BUCKETS, registry);
+const upstreamDuration = new HotHistogram('gateway_upstream_request_duration_seconds', 'Upstream request duration by network and upstream', ['network', 'upstream'], LATENCY_BUCKETS, registry);
 
-/** One upstream's request metrics: its duration series and a counter series per outcome, each found once. */
-export class UpstreamMeter {
-  private readonly duration: HistogramSeries;
-  private readonly outcomes = new Map<string, CounterSeries>();
-
-  constructor(private readonly labels: { network: string; upstream: string }) {
-    this.duration = upstreamDuration.child(labels);
-  }
-
-  /** A request that took `seconds` and ended as `outcome` (an HTTP status, ok, timeout, error, ...). */
-  record(seconds: number, outcome: string): void {
-    this.duration.observe(seconds);
-    let count = this.outcomes.get(outcome);
-    if (!count) {
-      count = upstreamRequests.child({ ...this.labels, outcome });
-      this.outcomes.set(outcome, count);
-    }
-    count.inc();
-  }
-}
-
-const upstreamMeters = new Map<string, UpstreamMeter>();
-
-/** The meter of an upstream of a network (upstream: an EVM node's label, `mirror`, `graphql`, ...). */
-export function upstreamMeter(labels: { network: string; upstream: string }): UpstreamMeter {
-  const id = `${labels.network}\n${labels.upstream}`;
-  let meter = upstreamMeters.get(id);
-  if (!meter) {
-    meter = new UpstreamMeter({ network: labels.network, upstream: labels.upstream });
-    upstreamMeters.set(id, meter);
-  }
-  return meter;
+/** One request to an upstream (an EVM node's label, `mirror`, `graphql`, ...) that took `seconds` and ended as `outcome` (an HTTP status, ok, timeout, error, ...). */
+export function recordUpstream(labels: { network: string; upstream: string }, seconds: number, outcome: string): void {
+  upstreamDuration.child(labels.network, labels.upstream).observe(seconds);
+  upstreamRequests.child(labels.network, labels.upstream, outcome).inc();
 }
 
 export const upstreamChainMismatch = new Counter({
@@ -74,33 +46,10 @@ export const upstreamHedges = new Counter({
   registers: [registry],
 });
 
-/** The request metrics' series of one chain, network and API. */
-interface RequestMeter {
-  duration: HistogramSeries;
-  byOutcome: Map<string, CounterSeries>;
-}
-
-const requestMeters = new Map<string, RequestMeter>();
-
-/**
- * One finished request in `gateway_request_duration_seconds` and `gateway_requests_total`. The series are found once
- * per label set (chain and network from the config, the API and outcome from fixed sets).
- */
+/** One finished request in `gateway_request_duration_seconds` and `gateway_requests_total`. */
 export function observeRequest(chain: string, network: string, api: string, status: number, seconds: number): void {
-  const id = `${chain}\n${network}\n${api}`;
-  let meter = requestMeters.get(id);
-  if (!meter) {
-    meter = { duration: requestDuration.child({ chain, network, api }), byOutcome: new Map() };
-    requestMeters.set(id, meter);
-  }
-  meter.duration.observe(seconds);
-  const outcome = outcomeOf(status);
-  let count = meter.byOutcome.get(outcome);
-  if (!count) {
-    count = requestsTotal.child({ chain, network, api, outcome });
-    meter.byOutcome.set(outcome, count);
-  }
-  count.inc();
+  requestDuration.child(chain, network, api).observe(seconds);
+  requestsTotal.child(chain, network, api, outcomeOf(status)).inc();
 }
 
 /** Outcome label of a finished request: ok, client_error, auth, limited, upstream_error, server_error. */

@@ -47,7 +47,7 @@ class MeteredLimiter implements Limiter {
     private readonly recorder: UsageRecorder,
     private readonly now: () => number,
   ) {
-    this.duration = limiterDuration.child({ backend: inner.backend });
+    this.duration = limiterDuration.child(inner.backend);
   }
 
   get backend() {

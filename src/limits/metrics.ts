@@ -29,6 +29,7 @@ export const limiterDegraded = new Gauge({
 export const limiterDuration = new HotHistogram(
   'gateway_limiter_duration_seconds',
   'Time the limiter takes to decide one charge',
+  ['backend'],
   [0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 0.5],
   registry,
 );

@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import { Agent, type Dispatcher } from 'undici';
 import { GatewayError, hidingCause } from '../errors.js';
 import { redactText } from '../log.js';
-import { upstreamMeter } from '../metrics.js';
+import { recordUpstream } from '../metrics.js';
 
 /** One keep-alive agent per proxy; its per-origin pools are reused across requests. */
 export function createAgent(timeoutMs: number): Agent {
@@ -25,7 +25,7 @@ export async function requestUpstream(
   } catch (err) {
     throw upstreamFailure(err);
   } finally {
-    upstreamMeter(labels).record((performance.now() - started) / 1000, outcome);
+    recordUpstream(labels, (performance.now() - started) / 1000, outcome);
   }
 }
 

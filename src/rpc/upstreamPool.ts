@@ -3,7 +3,7 @@ import { Pool, errors as undiciErrors } from 'undici';
 import { GatewayError, hidingCause } from '../errors.js';
 import { redactText } from '../log.js';
 import { onFirstUse } from '../startOnce.js';
-import { upstreamChainMismatch, upstreamHedges, upstreamInRotation, upstreamMeter, type UpstreamMeter } from '../metrics.js';
+import { recordUpstream, upstreamChainMismatch, upstreamHedges, upstreamInRotation } from '../metrics.js';
 import { exchangeText, type Exchange, type TextAnswer } from './textExchange.js';
 import { UpstreamHealth, type HealthConfig } from './upstreamHealth.js';
 
@@ -33,7 +33,6 @@ interface Upstream {
   label: string;
   /** Its metric labels, made once rather than per request. */
   labels: { network: string; upstream: string };
-  meter: UpstreamMeter;
   health: UpstreamHealth;
   /** unverified until its eth_chainId answered; refused for good when it named another chain. */
   state: 'unverified' | 'verified' | 'refused';
@@ -85,7 +84,7 @@ export class UpstreamPool {
       const headers = ['content-type', 'application/json', ...(u.username ? ['authorization', basicAuth(u)] : [])];
       const label = upstreamLabel(i);
       const labels = { network: this.opts.networkId, upstream: label };
-      return { url: u, path: u.pathname + u.search, headers, label, labels, meter: upstreamMeter(labels), health: new UpstreamHealth(this.opts.health), state: 'unverified', probing: false };
+      return { url: u, path: u.pathname + u.search, headers, label, labels, health: new UpstreamHealth(this.opts.health), state: 'unverified', probing: false };
     });
     if (this.closed || this.upstreams.length === 0) return;
     this.probe = setInterval(() => this.probeAll(), this.opts.health.probeIntervalMs).unref();
@@ -260,7 +259,7 @@ export class UpstreamPool {
       if (outcome !== 'aborted') u.health.failed();
       throw err;
     } finally {
-      u.meter.record((performance.now() - started) / 1000, outcome);
+      recordUpstream(u.labels, (performance.now() - started) / 1000, outcome);
     }
   }
 
