@@ -103,8 +103,9 @@ const blocksByDest = new Map<number | string, LineBlocks>();
 
 /**
  * Standard output, written in blocks (once 4 KiB has gathered, or at the end of the event loop's turn) instead of one
- * write per line: a request line no longer costs a system call. Buffered lines are flushed when the process exits (handed to
- * sonic-boom before pino's own exit flush of it runs); a SIGKILL loses at most the lines of the turn it interrupts.
+ * write per line: a request line no longer costs a system call. Buffered lines are flushed when the process exits
+ * (handed to sonic-boom before pino's own exit flush of it runs); a SIGKILL loses at most the lines of the turn it
+ * interrupts.
  */
 export function bufferedDestination(dest: number | string = 1): pino.DestinationStream {
   let blocks = blocksByDest.get(dest);

@@ -81,7 +81,6 @@ export class UsageRecorder {
     }
   }
 
-
   private async writePending(): Promise<void> {
     if (this.pending.size === 0) return;
     const batch = this.pending;
