@@ -465,9 +465,24 @@ async function main() {
     const officialStart = officialMirror ? await mirrorRequests(officialMirror.info.url) : 0;
     const warmRuns: Figures[] = [];
     const officialRuns: Figures[] = [];
+    // CPU of each relay's process and of the load generator over the warm runs: what a request costs each relay,
+    // whatever share of the 2 cores the load generator and the mirror stubs take.
+    const cpuMs = { gateway: 0, official: 0, gatewayLoad: 0, officialLoad: 0 };
+    const timedLoad = async (pid: number, target: string, h: Record<string, string>): Promise<[Figures, number]> => {
+      const before = cpuMsOf(pid);
+      const f = await load(target, bodies, h);
+      return [f, cpuMsOf(pid) - before];
+    };
     for (let i = 0; i < RUNS; i++) {
-      warmRuns.push(await load(url, bodies, headers));
-      if (official) officialRuns.push(await load(official.url, bodies));
+      const [ours, oursMs] = await timedLoad(gw.pid, url, headers);
+      warmRuns.push(ours);
+      cpuMs.gateway += oursMs;
+      cpuMs.gatewayLoad += ours.cpuMs;
+      if (!official) continue;
+      const [theirs, theirsMs] = await timedLoad(official.pid, official.url, {});
+      officialRuns.push(theirs);
+      cpuMs.official += theirsMs;
+      cpuMs.officialLoad += theirs.cpuMs;
     }
     const warmEnd = await mirrorRequests(mirror.info.url);
     const officialEnd = officialMirror ? await mirrorRequests(officialMirror.info.url) : 0;
@@ -501,8 +516,20 @@ async function main() {
       row('relay mix: official relay (baseline)', baseline, `${fmt(officialPerRequest, 3)} mirror requests per relay request, ${mb(officialPeakRss)} MB peak RSS`);
       row('relay mix: cold cache', cold, `${against(cold)}; ${fmt(coldPerRequest, 2)} mirror requests per relay request`);
       row('relay mix: warm', warm, `${against(warm)}; ${fmt(warmPerRequest, 3)} mirror requests per relay request`);
+      const usPer = (ms: number, runs: Figures[]) => (ms * 1000) / totalOf(runs);
+      const cpu = { gateway: usPer(cpuMs.gateway, warmRuns), official: usPer(cpuMs.official, officialRuns), load: usPer(cpuMs.gatewayLoad, warmRuns) };
+      // What 15x the official relay's throughput asks of 2 cores: the load generator keeps its share, the gateway
+      // (one thread) gets the rest, one core at most.
+      const target = 15 * baseline.rps;
+      const budget = Math.min(1e6 / target, 2e6 / target - cpu.load);
+      console.log(
+        `relay CPU per request (warm mix): gateway ${fmt(cpu.gateway)} us, official relay ${fmt(cpu.official)} us (${fmt(cpu.official / cpu.gateway, 1)}x the ` +
+          `gateway's), load generator ${fmt(cpu.load)} us behind the gateway; 15x (${fmt(target)} req/s) on 2 cores leaves the gateway ${fmt(budget)} us`,
+      );
       results.relay = {
         ...(results.relay as object),
+        cpuUsPerRequest: cpu,
+        gatewayBudgetUsAt15x: budget,
         official: { ...baseline, mirrorPerRequest: officialPerRequest, peakRssMb: mb(officialPeakRss), dir: officialDir },
         warmThroughputRatio: warm.rps / baseline.rps,
         warmP99Ratio: warm.p99 / baseline.p99,

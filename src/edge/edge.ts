@@ -30,11 +30,19 @@ export interface EdgeOptions {
 
 /** APIs a browser app may call from another origin; their answers carry permissive CORS headers. */
 const CORS_APIS = new Set<ApiKind>(['rpc', 'rest', 'graphql', 'beta-graphql']);
+/** What a browser reads from any cross-origin answer. */
 const CORS_HEADERS = {
   'access-control-allow-origin': '*',
+  'access-control-expose-headers': 'ratelimit-limit, ratelimit-remaining, ratelimit-reset, retry-after',
+};
+/**
+ * What a browser reads only from a preflight's answer (the Fetch standard's CORS-preflight fetch), so only a preflight
+ * carries them: on every answer they were three more headers for Node to validate and write (`checkInvalidHeaderChar`,
+ * `processHeader` and `_storeHeader` in the edge profile).
+ */
+const PREFLIGHT_HEADERS = {
   'access-control-allow-methods': 'GET, HEAD, POST, OPTIONS',
   'access-control-allow-headers': 'content-type, x-api-key, authorization',
-  'access-control-expose-headers': 'ratelimit-limit, ratelimit-remaining, ratelimit-reset, retry-after',
   'access-control-max-age': '600',
 };
 
@@ -91,7 +99,7 @@ export class Edge {
     if (CORS_APIS.has(route.api)) {
       ctx.headers.setAll(CORS_HEADERS);
       if (req.method === 'OPTIONS') {
-        res.writeHead(204, ctx.headers.with()).end();
+        res.writeHead(204, ctx.headers.with(PREFLIGHT_HEADERS)).end();
         return;
       }
     }

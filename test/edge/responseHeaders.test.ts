@@ -1,22 +1,27 @@
 /**
- * The edge's headers on every answer a JSON-RPC client can get: the request id, the CORS headers a browser app needs,
- * and the budget after a charge, each exactly once, whichever path wrote the answer.
+ * The edge's headers on every answer a JSON-RPC client can get: the request id, the CORS headers a browser app needs
+ * (those a browser reads only from a preflight, on the preflight only), and the budget after a charge, each exactly
+ * once, whichever path wrote the answer.
  */
 import { expect } from 'chai';
 import { rpc, startTestGateway, type TestGateway } from '../support/gateway.js';
 
 const CORS = {
   'access-control-allow-origin': '*',
+  'access-control-expose-headers': 'ratelimit-limit, ratelimit-remaining, ratelimit-reset, retry-after',
+};
+/** Read by a browser from a preflight's answer only. */
+const PREFLIGHT = {
   'access-control-allow-methods': 'GET, HEAD, POST, OPTIONS',
   'access-control-allow-headers': 'content-type, x-api-key, authorization',
-  'access-control-expose-headers': 'ratelimit-limit, ratelimit-remaining, ratelimit-reset, retry-after',
   'access-control-max-age': '600',
 };
 
-function expectEdgeHeaders(headers: Headers, requestId: string): void {
+function expectEdgeHeaders(headers: Headers, requestId: string, preflight = false): void {
   // Equal to the one value sent: a repeated header would read "a, a".
   expect(headers.get('x-request-id')).to.equal(requestId);
   for (const [name, value] of Object.entries(CORS)) expect(headers.get(name), name).to.equal(value);
+  for (const [name, value] of Object.entries(PREFLIGHT)) expect(headers.get(name), name).to.equal(preflight ? value : null);
 }
 
 describe('edge headers on JSON-RPC answers', () => {
@@ -48,7 +53,7 @@ describe('edge headers on JSON-RPC answers', () => {
 
     const preflight = await fetch(`${t.gw.url}/ethereum-sepolia/rpc`, { method: 'OPTIONS', headers: { 'x-request-id': 'preflight-1' } });
     expect(preflight.status).to.equal(204);
-    expectEdgeHeaders(preflight.headers, 'preflight-1');
+    expectEdgeHeaders(preflight.headers, 'preflight-1', true);
   });
 
   it('a body over the limit is refused with 413 and the connection closed, with the request id', async () => {
