@@ -370,9 +370,9 @@ async function main() {
     // In alternation: a drift of the shared machine lands on all three, not on whichever ran last.
     const [baseline, floorFigures, edge] = await measureInterleaved(
       [
-        { url: bare.info.url, headers: {} },
-        { url: floor.info.url, headers: { 'x-api-key': floorKey } },
-        { url: `${gw.info.url}/ethereum-sepolia/rpc`, headers: { 'x-api-key': gw.info.key! } },
+        { url: bare.info.url, headers: {}, processes: { server: bare.pid } },
+        { url: floor.info.url, headers: { 'x-api-key': floorKey }, processes: { server: floor.pid } },
+        { url: `${gw.info.url}/ethereum-sepolia/rpc`, headers: { 'x-api-key': gw.info.key! }, processes: { server: gw.pid } },
       ],
       [chainIdBody],
     );
@@ -380,6 +380,12 @@ async function main() {
     row('edge: bare node:http (baseline)', baseline);
     row('edge: its required work flat in one handler', floorFigures, `${fmt(floorFigures.rps / baseline.rps, 2)}x baseline throughput (the floor of the gateway's structure)`);
     row('edge: gateway eth_chainId', edge, `${fmt(edge.rps / baseline.rps, 2)}x baseline throughput, ${fmt(edge.rps / floorFigures.rps, 2)}x the floor's`);
+    const server = (f: Figures) => f.cpuUs?.server ?? 0;
+    // Each server is one thread: its CPU per request bounds its throughput whatever the load generator leaves it.
+    console.log(
+      `edge CPU per request: gateway ${fmt(server(edge), 1)} us, the floor ${fmt(server(floorFigures), 1)} us, bare node:http ${fmt(server(baseline), 1)} us ` +
+        `(${fmt(server(baseline) / server(edge), 2)}x the gateway's); 0.5x bare leaves the gateway ${fmt(2 * server(baseline), 1)} us`,
+    );
     results.edge = { baseline, floor: floorFigures, gateway: edge, throughputRatio: edge.rps / baseline.rps, floorRatio: floorFigures.rps / baseline.rps };
     if (only === 'edge') {
       printTable(rows);
