@@ -19,12 +19,10 @@ const [key, chainIdHex] = process.argv.slice(2);
 const logger = createLogger('info', bufferedDestination('/dev/null'));
 const duration = new HotHistogram('floor_request_duration_seconds', 'floor', ['chain', 'network', 'api'], LATENCY_BUCKETS, new Registry()).child('ethereum', 'sepolia', 'rpc');
 const keys = new Map([[hashKey(key), { id: 'key_floor', perSecond: 1e9, tat: 0 }]]);
+// The CORS headers of an answer that is not a preflight's, as the gateway sends them.
 const CORS = [
   ['access-control-allow-origin', '*'],
-  ['access-control-allow-methods', 'GET, HEAD, POST, OPTIONS'],
-  ['access-control-allow-headers', 'content-type, x-api-key, authorization'],
   ['access-control-expose-headers', 'ratelimit-limit, ratelimit-remaining, ratelimit-reset, retry-after'],
-  ['access-control-max-age', '600'],
 ].flat();
 
 const server = http.createServer((req, res) => {

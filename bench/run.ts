@@ -473,7 +473,7 @@ async function main() {
     const officialRuns: Figures[] = [];
     // CPU of each relay's process and of the load generator over the warm runs: what a request costs each relay,
     // whatever share of the 2 cores the load generator and the mirror stubs take.
-    const cpuMs = { gateway: 0, official: 0, gatewayLoad: 0, officialLoad: 0 };
+    const cpuMs = { gateway: 0, official: 0, gatewayLoad: 0 };
     const timedLoad = async (pid: number, target: string, h: Record<string, string>): Promise<[Figures, number]> => {
       const before = cpuMsOf(pid);
       const f = await load(target, bodies, h);
@@ -488,7 +488,6 @@ async function main() {
       const [theirs, theirsMs] = await timedLoad(official.pid, official.url, {});
       officialRuns.push(theirs);
       cpuMs.official += theirsMs;
-      cpuMs.officialLoad += theirs.cpuMs;
     }
     const warmEnd = await mirrorRequests(mirror.info.url);
     const officialEnd = officialMirror ? await mirrorRequests(officialMirror.info.url) : 0;
