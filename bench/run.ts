@@ -66,6 +66,13 @@ async function measure(url: string, bodies: string[], headers: Record<string, st
   return medians(runs);
 }
 
+/** One load run, with the CPU (ms) each named process spent during it. */
+async function loadWithCpu(url: string, bodies: string[], headers: Record<string, string>, processes: Record<string, number> = {}) {
+  const before = Object.entries(processes).map(([name, pid]) => [name, pid, cpuMsOf(pid)] as const);
+  const figures = await load(url, bodies, headers);
+  return { figures, cpuMs: Object.fromEntries(before.map(([name, pid, ms]) => [name, cpuMsOf(pid) - ms])) };
+}
+
 /**
  * Like `measure` for several targets whose differences are small: their runs alternate (A, B, C, A, B, C, ...), so a
  * drift of the machine during the benchmark lands on all of them alike instead of on whichever ran last.
@@ -80,9 +87,8 @@ async function measureInterleaved(
   const cpu = targets.map((t) => Object.fromEntries(Object.keys({ ...t.processes, load: 0 }).map((name) => [name, 0])));
   for (let i = 0; i < RUNS; i++) {
     for (const [n, t] of targets.entries()) {
-      const before = Object.entries(t.processes ?? {}).map(([name, pid]) => [name, cpuMsOf(pid)] as const);
-      const f = await load(t.url, bodies, t.headers);
-      for (const [name, ms] of before) cpu[n][name] += cpuMsOf(t.processes![name]) - ms;
+      const { figures: f, cpuMs } = await loadWithCpu(t.url, bodies, t.headers, t.processes);
+      for (const [name, ms] of Object.entries(cpuMs)) cpu[n][name] += ms;
       cpu[n].load += f.cpuMs;
       runs[n].push(f);
     }
@@ -474,20 +480,15 @@ async function main() {
     // CPU of each relay's process and of the load generator over the warm runs: what a request costs each relay,
     // whatever share of the 2 cores the load generator and the mirror stubs take.
     const cpuMs = { gateway: 0, official: 0, gatewayLoad: 0 };
-    const timedLoad = async (pid: number, target: string, h: Record<string, string>): Promise<[Figures, number]> => {
-      const before = cpuMsOf(pid);
-      const f = await load(target, bodies, h);
-      return [f, cpuMsOf(pid) - before];
-    };
     for (let i = 0; i < RUNS; i++) {
-      const [ours, oursMs] = await timedLoad(gw.pid, url, headers);
-      warmRuns.push(ours);
-      cpuMs.gateway += oursMs;
-      cpuMs.gatewayLoad += ours.cpuMs;
+      const ours = await loadWithCpu(url, bodies, headers, { gateway: gw.pid });
+      warmRuns.push(ours.figures);
+      cpuMs.gateway += ours.cpuMs.gateway;
+      cpuMs.gatewayLoad += ours.figures.cpuMs;
       if (!official) continue;
-      const [theirs, theirsMs] = await timedLoad(official.pid, official.url, {});
-      officialRuns.push(theirs);
-      cpuMs.official += theirsMs;
+      const theirs = await loadWithCpu(official.url, bodies, {}, { official: official.pid });
+      officialRuns.push(theirs.figures);
+      cpuMs.official += theirs.cpuMs.official;
     }
     const warmEnd = await mirrorRequests(mirror.info.url);
     const officialEnd = officialMirror ? await mirrorRequests(officialMirror.info.url) : 0;

@@ -6,9 +6,9 @@
  *
  * Bounds: sockets per key and subscriptions per socket are set by the plan; a socket that does not answer a ping by
  * the next one is cut off, and one idle (no message, none being answered, no subscription) is closed; a reader slower
- * than what it asked for is closed with 4008 once its unsent bytes pass `server.wsMaxBufferedBytes`. Notifications count against the key's
- * monthly quota; once it is used up the socket closes with 4429. A socket opened without a key answers its first
- * message with -32001 and closes with 4401.
+ * than what it asked for is closed with 4008 once its unsent bytes pass `server.wsMaxBufferedBytes`. Notifications
+ * count against the key's monthly quota; once it is used up the socket closes with 4429. A socket opened without a
+ * key answers its first message with -32001 and closes with 4401.
  */
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
