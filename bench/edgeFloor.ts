@@ -2,13 +2,15 @@
  * The edge's floor: the work issue 17 requires of an eth_chainId answer (read the body, hash the key and find it, GCRA,
  * JSON.parse, the gateway's response headers, one request line through the gateway's logger, one histogram
  * observation), written flat in one `node:http` handler with none of the gateway's routing, admission or handler
- * layers. Not a gateway: it answers one key and one method. The gap between it and the gateway is what the gateway's
- * structure costs; the gap between it and the bare server is what the required work costs in Node. Prints `{"url"}`.
+ * layers, and the answer ended in the gateway's bursts (`endInBurst`). Not a gateway: it answers one key and one
+ * method. The gap between it and the gateway is what the gateway's structure costs; the gap between it and the bare
+ * server is what the required work costs in Node. Prints `{"url"}`.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { Registry } from 'prom-client';
+import { endInBurst } from '../src/edge/burstWrites.js';
 import { HotHistogram } from '../src/hotMetrics.js';
 import { hashKey } from '../src/keys/format.js';
 import { gcra, intervalMs } from '../src/limits/gcra.js';
@@ -44,7 +46,7 @@ const server = http.createServer((req, res) => {
       'ratelimit-limit', String(found.perSecond), 'ratelimit-remaining', String(outcome.remaining), 'ratelimit-reset', String(Math.ceil(outcome.resetMs / 1000)),
       'content-type', 'application/json', 'content-length', String(Buffer.byteLength(body)),
     ]);
-    res.end(body);
+    endInBurst(res, body);
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     duration.observe(seconds);
     logRequest(logger, { requestId, host: req.headers.host, path: req.url, httpMethod: req.method, api: 'rpc', network: 'ethereum-sepolia', status: 200, ms: seconds * 1e3, keyId: found.id, rpcMethods: [call.method], calls: 1 });

@@ -3,6 +3,7 @@
  * upstream after the plan's guards, and WebSocket subscriptions on the same URL relayed by `SubscriptionRelay`.
  */
 import { pipeline } from 'node:stream/promises';
+import { endInBurst } from '../edge/burstWrites.js';
 import type { ApiContext, ApiHandler } from '../edge/types.js';
 import type { UpstreamResolver } from '../edge/upstreams.js';
 import { GatewayError } from '../errors.js';
@@ -58,7 +59,7 @@ export function createGraphqlProxy(opts: GraphqlProxyOptions): ApiHandler {
       }
       const body = JSON.stringify(graphqlErrorBody(err));
       res.writeHead(err.http, { ...err.headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
-      res.end(body);
+      endInBurst(res, body);
     },
 
     async close(): Promise<void> {

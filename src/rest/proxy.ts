@@ -3,6 +3,7 @@
  * content type and body. Client credentials stay at the gateway; the operator's mirror credential may be added.
  */
 import { pipeline } from 'node:stream/promises';
+import { endInBurst } from '../edge/burstWrites.js';
 import type { ApiContext, ApiHandler } from '../edge/types.js';
 import type { UpstreamResolver } from '../edge/upstreams.js';
 import { GatewayError } from '../errors.js';
@@ -51,7 +52,7 @@ export function createRestProxy(opts: { upstreams: UpstreamResolver; timeoutMs: 
       }
       const body = rewriteNextLinks(text, upstreamBase, publicBase(req, route.publicPrefix, route.pathKey));
       res.writeHead(upstream.statusCode, { ...outHeaders, 'content-length': Buffer.byteLength(body) });
-      res.end(body);
+      endInBurst(res, body);
     },
 
     renderError(err: GatewayError, ctx: ApiContext): void {
@@ -62,7 +63,7 @@ export function createRestProxy(opts: { upstreams: UpstreamResolver; timeoutMs: 
       }
       const body = JSON.stringify({ _status: { messages: [{ message: err.message }] } });
       res.writeHead(err.http, { ...err.headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
-      res.end(ctx.req.method === 'HEAD' ? undefined : body);
+      endInBurst(res, ctx.req.method === 'HEAD' ? undefined : body);
     },
   };
 }

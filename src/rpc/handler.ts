@@ -1,4 +1,5 @@
 import type { NetworkRef } from '../edge/route.js';
+import { endInBurst } from '../edge/burstWrites.js';
 import type { ApiContext, ApiHandler } from '../edge/types.js';
 import { GatewayError } from '../errors.js';
 import type { RpcBackend } from './answer.js';
@@ -47,12 +48,12 @@ export function createRpcHandler(opts: RpcHandlerOptions): ApiHandler {
         return;
       }
       ctx.res.writeHead(refusedSingle ? 429 : 200, ctx.headers.with({ 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...(refusedSingle ? refusal.headers : {}) }));
-      ctx.res.end(body);
+      endInBurst(ctx.res, body);
     },
     renderError(err, ctx) {
       const body = serializeEdgeError(parsedOf(ctx), toErrorObject(err));
       ctx.res.writeHead(err.http, ctx.headers.with({ 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...err.headers }));
-      ctx.res.end(body);
+      endInBurst(ctx.res, body);
     },
     takesHeaders: true,
     ...(opts.sockets ? { socket: rpcSocketEndpoint({ ...opts, ...opts.sockets }) } : {}),
