@@ -3,6 +3,11 @@ import { monthOf } from './calendar.js';
 import type { UsageDelta, UsageStore, UsageTags } from './types.js';
 
 const HOUR_MS = 3_600_000;
+
+interface PendingCount {
+  delta: UsageDelta;
+  month?: { admitted: number };
+}
 const NO_TAGS: UsageTags = { api: '', network: '' };
 
 export function hourOf(ms: number): number {
@@ -17,7 +22,13 @@ export function hourOf(ms: number): number {
  */
 export class UsageRecorder {
   private pending = new Map<string, UsageDelta>();
-  private pendingMonths = new Map<string, number>();
+  private pendingMonths = new Map<string, { admitted: number }>();
+  /**
+   * Where the last count went: a key's requests come in runs of the same hour, API, network and outcome, and finding
+   * them again by a joined string in two maps was the largest part of counting one (`count` at usageRecorder.ts, 2.8%
+   * self of an eth_chainId in the edge profile).
+   */
+  private last?: PendingCount;
   private timer?: NodeJS.Timeout;
   private flushing: Promise<void> = Promise.resolve();
   private failing = false;
@@ -49,7 +60,7 @@ export class UsageRecorder {
 
   /** Admitted here in that month but not yet in the store. */
   unflushed(keyId: string, month: string): number {
-    return this.pendingMonths.get(`${keyId}\n${month}`) ?? 0;
+    return this.pendingMonths.get(`${keyId}\n${month}`)?.admitted ?? 0;
   }
 
   /** This instance's deltas of one key not yet in the store, for reports that must include the last second. */
@@ -69,16 +80,25 @@ export class UsageRecorder {
     if (this.pending.size > 0) this.logger?.error({ keys: this.pending.size }, 'usage counts could not be persisted at shutdown');
   }
 
-  /** Adds to the pending delta of that key, hour, API, network and outcome; a new delta object only for a new one. */
+  /** Adds to the pending delta of that key, hour, API, network and outcome (and to its month when admitted). */
   private count(keyId: string, hour: number, api: string, network: string, outcome: UsageDelta['outcome'], count: number): void {
+    const d = this.last?.delta;
+    const same = d !== undefined && d.keyId === keyId && d.hour === hour && d.api === api && d.network === network && d.outcome === outcome;
+    const pending = same ? this.last! : (this.last = this.pendingCount(keyId, hour, api, network, outcome));
+    pending.delta.count += count;
+    if (pending.month) pending.month.admitted += count;
+  }
+
+  /** The pending delta of that key, hour, API, network and outcome, and its month's count when admitted; made on first use. */
+  private pendingCount(keyId: string, hour: number, api: string, network: string, outcome: UsageDelta['outcome']): PendingCount {
     const id = `${keyId}\n${hour}\n${api}\n${network}\n${outcome}`;
-    const prior = this.pending.get(id);
-    if (prior) prior.count += count;
-    else this.pending.set(id, { keyId, hour, api, network, outcome, count });
-    if (outcome === 'ok') {
-      const month = `${keyId}\n${monthOf(hour)}`;
-      this.pendingMonths.set(month, (this.pendingMonths.get(month) ?? 0) + count);
-    }
+    let delta = this.pending.get(id);
+    if (!delta) this.pending.set(id, (delta = { keyId, hour, api, network, outcome, count: 0 }));
+    if (outcome !== 'ok') return { delta };
+    const monthId = `${keyId}\n${monthOf(hour)}`;
+    let month = this.pendingMonths.get(monthId);
+    if (!month) this.pendingMonths.set(monthId, (month = { admitted: 0 }));
+    return { delta, month };
   }
 
   private async writePending(): Promise<void> {
@@ -86,6 +106,7 @@ export class UsageRecorder {
     const batch = this.pending;
     this.pending = new Map();
     this.pendingMonths = new Map();
+    this.last = undefined;
     try {
       await this.store.addUsage([...batch.values()]);
       if (this.failing) this.logger?.info('usage store writes recovered');
