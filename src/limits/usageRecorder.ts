@@ -3,12 +3,13 @@ import { monthOf } from './calendar.js';
 import type { UsageDelta, UsageStore, UsageTags } from './types.js';
 
 const HOUR_MS = 3_600_000;
+const NO_TAGS: UsageTags = { api: '', network: '' };
 
+/** A pending delta and, for admitted requests, its month's pending count. */
 interface PendingCount {
   delta: UsageDelta;
   month?: { admitted: number };
 }
-const NO_TAGS: UsageTags = { api: '', network: '' };
 
 export function hourOf(ms: number): number {
   return ms - (ms % HOUR_MS);
