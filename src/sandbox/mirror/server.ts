@@ -62,8 +62,10 @@ async function dispatch(routes: Route[], req: http.IncomingMessage, res: http.Se
   try {
     const url = new URL(req.url ?? '/', 'http://mirror');
     const path = url.pathname.replace(/\/+$/, '');
+    // The real node answers HEAD wherever it answers GET (Node leaves the body off a HEAD's answer).
+    const method = req.method === 'HEAD' ? 'GET' : req.method;
     for (const route of routes) {
-      if (route.method !== req.method) continue;
+      if (route.method !== method) continue;
       const m = route.pattern.exec(path);
       if (!m) continue;
       const params = m.slice(1).map(decodeSegment);

@@ -184,6 +184,15 @@ describe('sandbox mirror node: accounts, balances, transactions, contracts, netw
     });
   });
 
+  it('answers HEAD wherever it answers GET: the same status and length, no body', async () => {
+    const get = await fetch(`${f.mirror.url}/api/v1/accounts/${alice}`);
+    const head = await fetch(`${f.mirror.url}/api/v1/accounts/${alice}`, { method: 'HEAD' });
+    expect(head.status).to.equal(200);
+    expect(head.headers.get('content-length')).to.equal(get.headers.get('content-length'));
+    expect(await head.text()).to.equal('');
+    expect((await fetch(`${f.mirror.url}/api/v1/nothing`, { method: 'HEAD' })).status).to.equal(404);
+  });
+
   it('answers 404 Not found for a path the mirror node does not serve', async () => {
     const res = await fetch(`${f.mirror.url}/api/v1/nothing`);
     expect(res.status).to.equal(404);
