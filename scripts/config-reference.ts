@@ -137,11 +137,11 @@ export function renderReference(): string {
     '',
     '## Built-in plans',
     '',
-    '| plan | requests/s | monthly quota | APIs | max GraphQL depth | max GraphQL bytes | max subscriptions |',
-    '|---|---|---|---|---|---|---|',
+    '| plan | requests/s | monthly quota | APIs | max GraphQL depth | max GraphQL bytes | max GraphQL cost | max subscriptions |',
+    '|---|---|---|---|---|---|---|---|',
     ...Object.entries(defaultPlans()).map(
       ([name, p]) =>
-        `| \`${name}\` | ${p.requestsPerSecond} | ${p.monthlyQuota.toLocaleString('en-US')} | ${p.apis.join(', ')} | ${p.maxGraphqlDepth ?? ''} | ${p.maxGraphqlBytes ?? ''} | ${p.maxSubscriptions ?? ''} |`,
+        `| \`${name}\` | ${p.requestsPerSecond} | ${p.monthlyQuota.toLocaleString('en-US')} | ${p.apis.join(', ')} | ${p.maxGraphqlDepth ?? ''} | ${p.maxGraphqlBytes ?? ''} | ${p.maxGraphqlCost ?? ''} | ${p.maxSubscriptions ?? ''} |`,
     ),
     '',
   ];

@@ -113,6 +113,7 @@ export async function startGateway(config: Config, opts: GatewayOptions = {}): P
     timeoutMs: config.server.upstreamTimeoutMs,
     maxPayloadBytes: config.server.wsMaxPayloadBytes,
     idleTimeoutMs: config.server.subscriptionIdleTimeoutMs,
+    server: config.server,
   });
   let edge: Edge;
   const readiness = (): ReadinessCheck[] => [

@@ -87,7 +87,9 @@ export const ERRORS = {
   GRAPHQL_PARSE_FAILED: entry(400, -32600, 'GRAPHQL_PARSE_FAILED', 'GraphQL syntax error'),
   GRAPHQL_TOO_DEEP: entry(400, -32600, 'QUERY_TOO_DEEP', 'Query is nested deeper than your plan allows'),
   GRAPHQL_TOO_LARGE: entry(413, -32600, 'QUERY_TOO_LARGE', 'Query is larger than your plan allows'),
+  GRAPHQL_TOO_COSTLY: entry(400, -32600, 'QUERY_TOO_COSTLY', 'Query asks for more than your plan allows: every field counts once per item of the lists around it; lower limit/first/last or select fewer fields'),
   TOO_MANY_SUBSCRIPTIONS: entry(429, -32005, 'RATE_LIMITED', 'Limit exceeded: open subscription connections for this key'),
+  TOO_MANY_RUNNING_SUBSCRIPTIONS: entry(429, -32005, 'RATE_LIMITED', 'Limit exceeded: running GraphQL subscriptions for this key; complete one before starting another'),
   // Filters and WebSocket subscriptions (geth's words where geth has them).
   FILTER_NOT_FOUND: entry(200, -32000, 'BAD_USER_INPUT', 'filter not found'),
   TOO_MANY_FILTERS: entry(200, -32005, 'RATE_LIMITED', 'Limit exceeded: filters installed for this key; uninstall one (eth_uninstallFilter) or let one expire'),

@@ -50,9 +50,9 @@ export function defaultChains(): ChainsInput {
 export function defaultPlans(): PlansInput {
   const all = ['rpc', 'rest', 'graphql', 'beta-graphql', 'mcp'] as const;
   return {
-    free: { requestsPerSecond: 10, monthlyQuota: 100_000, apis: [...all], maxGraphqlDepth: 6, maxGraphqlBytes: 8_192, maxSubscriptions: 2, maxFilters: 10, maxSockets: 2, maxSubscriptionsPerSocket: 10 },
-    developer: { requestsPerSecond: 50, monthlyQuota: 5_000_000, apis: [...all], maxGraphqlDepth: 10, maxSubscriptions: 10, maxFilters: 50, maxSockets: 10, maxSubscriptionsPerSocket: 50 },
-    startup: { requestsPerSecond: 200, monthlyQuota: 50_000_000, apis: [...all], maxGraphqlDepth: 15, maxSubscriptions: 50, maxFilters: 200, maxSockets: 50 },
+    free: { requestsPerSecond: 10, monthlyQuota: 100_000, apis: [...all], maxGraphqlDepth: 6, maxGraphqlBytes: 8_192, maxGraphqlCost: 20_000, maxSubscriptions: 2, maxFilters: 10, maxSockets: 2, maxSubscriptionsPerSocket: 10 },
+    developer: { requestsPerSecond: 50, monthlyQuota: 5_000_000, apis: [...all], maxGraphqlDepth: 10, maxGraphqlCost: 100_000, maxSubscriptions: 10, maxFilters: 50, maxSockets: 10, maxSubscriptionsPerSocket: 50 },
+    startup: { requestsPerSecond: 200, monthlyQuota: 50_000_000, apis: [...all], maxGraphqlDepth: 15, maxGraphqlCost: 500_000, maxSubscriptions: 50, maxFilters: 200, maxSockets: 50 },
     premium: { requestsPerSecond: 500, monthlyQuota: 200_000_000, apis: [...all], maxSubscriptions: 200, maxFilters: 500, maxSockets: 200, debugMethods: true },
     enterprise: { requestsPerSecond: 2_000, monthlyQuota: 2_000_000_000, apis: [...all], maxSubscriptions: 1_000, maxFilters: 1_000, maxSockets: 2_000, maxSubscriptionsPerSocket: 1_000, debugMethods: true },
   };

@@ -114,10 +114,11 @@ export function validateConfig(input: unknown): Config {
   }
   const config = parsed.data;
   // Every plan has GraphQL bounds: its own, capped by the server's, or the server's.
-  const { graphqlMaxDepth, graphqlMaxBytes } = config.server;
+  const { graphqlMaxDepth, graphqlMaxBytes, graphqlMaxCost } = config.server;
   for (const plan of Object.values(config.plans)) {
     plan.maxGraphqlDepth = Math.min(plan.maxGraphqlDepth ?? graphqlMaxDepth, graphqlMaxDepth);
     plan.maxGraphqlBytes = Math.min(plan.maxGraphqlBytes ?? graphqlMaxBytes, graphqlMaxBytes);
+    plan.maxGraphqlCost = Math.min(plan.maxGraphqlCost ?? graphqlMaxCost, graphqlMaxCost);
   }
   for (const [chainName, chain] of Object.entries(config.chains)) {
     for (const [networkName, network] of Object.entries(chain.networks)) {

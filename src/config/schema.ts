@@ -96,7 +96,18 @@ const planSchema = z.object({
   apis: z.array(z.enum(PLAN_APIS)).min(1).describe('APIs the plan includes; others answer 403'),
   maxGraphqlDepth: z.number().int().positive().optional().describe('Deepest GraphQL query allowed; server.graphqlMaxDepth when absent, and never above it'),
   maxGraphqlBytes: z.number().int().positive().optional().describe('Largest GraphQL query text; server.graphqlMaxBytes when absent, and never above it'),
-  maxSubscriptions: z.number().int().positive().default(20).describe('GraphQL subscriptions a key may hold open'),
+  maxGraphqlCost: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe('Highest GraphQL query cost allowed (see server.graphqlMaxCost); server.graphqlMaxCost when absent, and never above it'),
+  maxSubscriptions: z
+    .number()
+    .int()
+    .positive()
+    .default(20)
+    .describe('GraphQL subscriptions a key may have running at once on one gateway instance, across its connections; also the most GraphQL WebSockets it may hold open'),
   maxFilters: z.number().int().positive().default(100).describe('JSON-RPC filters (eth_new*Filter) a key may hold at once, across networks and instances'),
   maxSockets: z.number().int().positive().default(20).describe('JSON-RPC WebSockets a key may hold open on one gateway instance'),
   maxSubscriptionsPerSocket: z.number().int().positive().default(100).describe('eth_subscribe subscriptions one JSON-RPC WebSocket may hold'),
@@ -150,6 +161,20 @@ export const configSchema = z.object({
         .positive()
         .default(65_536)
         .describe('Largest GraphQL query text on any plan: the bound of plans without maxGraphqlBytes, and a cap on those with one'),
+      graphqlMaxCost: z
+        .number()
+        .int()
+        .positive()
+        .default(1_000_000)
+        .describe(
+          'Highest GraphQL query cost on any plan: the bound of plans without maxGraphqlCost, and a cap on those with one. A query costs one per field, times the list sizes around it (limit, first or last; 5 for a field that selects fields and has none)',
+        ),
+      graphqlCostPerRequest: z
+        .number()
+        .int()
+        .positive()
+        .default(1_000)
+        .describe('GraphQL query cost charged as one request: a query (or subscription start) is charged ceil(cost / this) requests, at least one'),
       wsMaxPayloadBytes: z.number().int().positive().default(1024 * 1024).describe('Largest WebSocket message a client may send'),
       wsMaxUnauthenticated: z
         .number()
@@ -176,7 +201,9 @@ export const configSchema = z.object({
         .int()
         .positive()
         .default(4 * 1024 * 1024)
-        .describe('Bytes a JSON-RPC WebSocket may have waiting to be sent; a slower reader is closed with code 4008'),
+        .describe(
+          'Bytes a WebSocket (JSON-RPC or GraphQL) may have waiting to be sent, and a GraphQL socket waiting for its upstream to open; a slower reader is closed with code 4008',
+        ),
     })
     .prefault({}),
   chains: z.record(z.string().regex(/^[a-z0-9]+$/, 'chain names are lower-case letters and digits'), chainSchema),

@@ -161,7 +161,7 @@ export class Edge {
     if (admission.key !== 'none') {
       const caller = await this.authenticate(ctx.req, ctx.route, undefined, ctx.fields);
       if (!caller && admission.key === 'required') throw new GatewayError('KEY_MISSING');
-      const cost = 'cost' in admission ? admission.cost : admission.costOfBody(await this.readBodyOnce(ctx, admission.bodyLimit), ctx);
+      const cost = 'cost' in admission ? admission.cost : admission.costOfBody(await this.readBodyOnce(ctx, admission.bodyLimit), ctx, caller);
       if (caller) {
         // Nothing to charge (the key owner's usage report): the key is verified, the budget untouched.
         if (cost > 0) ctx.headers.setAll(rateLimitHeaders(await this.charge(caller, cost, ctx.route)));

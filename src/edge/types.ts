@@ -49,10 +49,11 @@ export type Admission =
   /** `cost` requests charged before the body is read. */
   | { key: 'required' | 'optional'; cost: number }
   /**
-   * Priced from the body, read after authentication (one per call of a JSON-RPC batch). `bodyLimit` may lower the
-   * gateway's limit. Throws a GatewayError for a body that cannot be priced.
+   * Priced from the body, read after authentication (one per call of a JSON-RPC batch), with the caller whose plan
+   * may bound it (undefined under `optional` without a key). `bodyLimit` may lower the gateway's limit. Throws a
+   * GatewayError for a body that cannot be priced or that the plan refuses; nothing is charged then.
    */
-  | { key: 'required' | 'optional'; costOfBody(body: Buffer, ctx: ApiContext): number; bodyLimit?: number };
+  | { key: 'required' | 'optional'; costOfBody(body: Buffer, ctx: ApiContext, caller: Caller | undefined): number; bodyLimit?: number };
 
 export interface ApiHandler {
   admission: Admission;

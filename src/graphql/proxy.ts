@@ -1,15 +1,17 @@
 /**
  * GraphQL passthrough: `POST /v1/graphql` (ledger) and `/beta/graphql` (EVM) forwarded to the network's GraphQL
- * upstream after the plan's guards, and WebSocket subscriptions on the same URL relayed by `SubscriptionRelay`.
+ * upstream after the plan's guards, and WebSocket subscriptions on the same URL relayed by `SubscriptionRelay`. A query
+ * is charged by its cost (guards.ts): ceil(cost / server.graphqlCostPerRequest) requests, at least one.
  */
 import { pipeline } from 'node:stream/promises';
 import { endInBurst } from '../edge/burstWrites.js';
+import type { Config } from '../config/schema.js';
 import type { ApiContext, ApiHandler } from '../edge/types.js';
 import type { UpstreamResolver } from '../edge/upstreams.js';
 import { GatewayError } from '../errors.js';
 import { createAgent, forwardableRequestHeaders, forwardableResponseHeaders, requestUpstream } from '../rest/upstream.js';
-import { checkQuery, graphqlErrorBody, parseGraphqlRequest } from './guards.js';
-import { ConnectionCounter, SubscriptionRelay, isInit, isSubscribe, keyFromInitPayload, pickProtocol } from './subscriptions.js';
+import { checkQuery, graphqlErrorBody, parseGraphqlRequest, priceOf } from './guards.js';
+import { ConnectionCounter, StartMeasures, SubscriptionRelay, isInit, isSubscribe, keyFromInitPayload, pickProtocol } from './subscriptions.js';
 
 export interface GraphqlProxyOptions {
   upstreams: UpstreamResolver;
@@ -18,21 +20,35 @@ export interface GraphqlProxyOptions {
   maxPayloadBytes: number;
   /** Close connections that have had no client message and no running subscription for this long. */
   idleTimeoutMs?: number;
+  /** The server's GraphQL ceilings and price unit, and the bound on a socket's unsent bytes. */
+  server: Pick<Config['server'], 'graphqlMaxBytes' | 'graphqlMaxDepth' | 'graphqlMaxCost' | 'graphqlCostPerRequest' | 'wsMaxBufferedBytes'>;
 }
 
 export function createGraphqlProxy(opts: GraphqlProxyOptions): ApiHandler {
   const agent = createAgent(opts.timeoutMs);
+  const { server } = opts;
   const connections = new ConnectionCounter();
+  const subscriptions = new ConnectionCounter();
+  const ceilings = { maxGraphqlBytes: server.graphqlMaxBytes, maxGraphqlDepth: server.graphqlMaxDepth, maxGraphqlCost: server.graphqlMaxCost };
+  const starts = new StartMeasures(ceilings, server.graphqlCostPerRequest);
 
   return {
-    admission: { key: 'required', cost: 1 },
+    // The query is parsed once, judged against the caller's plan and priced by its cost before anything is charged;
+    // `handle` forwards the body's bytes as they came.
+    admission: {
+      key: 'required',
+      costOfBody(body, ctx, caller) {
+        const { cost } = checkQuery(parseGraphqlRequest(body), caller!.key.plan);
+        ctx.annotate({ graphqlCost: cost });
+        return priceOf(cost, server.graphqlCostPerRequest);
+      },
+    },
     screen({ req }) {
       if (req.method !== 'POST') throw new GatewayError('METHOD_NOT_ALLOWED', 'use POST with a JSON body', undefined, { Allow: 'POST' });
     },
     async handle(ctx: ApiContext): Promise<void> {
       const { req, res, route } = ctx;
       const body = await ctx.readBody();
-      checkQuery(parseGraphqlRequest(body).query, ctx.caller!.key.plan);
       const network = route.network;
       if (!network) throw new GatewayError('NOT_FOUND');
       const { graphqlUrl } = await opts.upstreams(network);
@@ -69,7 +85,7 @@ export function createGraphqlProxy(opts: GraphqlProxyOptions): ApiHandler {
     socket: {
       pickProtocol: (offered) => pickProtocol(offered),
       keyIn: ({ json }) => (isInit(json) ? keyFromInitPayload(json.payload) : undefined),
-      costOf: ({ json }) => (isSubscribe(json) ? 1 : 0),
+      costOf: (message) => (isSubscribe(message.json) ? starts.price(message) : 0),
       open(session) {
         const network = session.route.network;
         if (!network) return session.close(4404, 'Not found');
@@ -82,7 +98,10 @@ export function createGraphqlProxy(opts: GraphqlProxyOptions): ApiHandler {
           timeoutMs: opts.timeoutMs,
           maxPayloadBytes: opts.maxPayloadBytes,
           idleTimeoutMs: opts.idleTimeoutMs,
+          maxBufferedBytes: server.wsMaxBufferedBytes,
           connections,
+          subscriptions,
+          starts,
         }).start();
       },
     },

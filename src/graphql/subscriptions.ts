@@ -1,8 +1,10 @@
 /**
  * Relays one client WebSocket to the GraphQL upstream in the subprotocol the client chose: `graphql-transport-ws`
  * (graphql-ws) or the legacy `graphql-ws` (subscriptions-transport-ws). The edge authenticates (handshake or
- * `connection_init`) and charges every subscribe; the relay reads just enough of each message to guard every
- * subscribe, strip the key before it travels on, and know which subscriptions are running. Close codes for refusals are 4000 + the HTTP status (4401, 4403, 4429, ...).
+ * `connection_init`) and charges every subscription start at its query's price; the relay reads just enough of each
+ * message to guard every start against the plan, strip the key before it travels on, and count running subscriptions
+ * per key. Ids are JSON scalars (string or number) in both protocols and are compared as sent. Close codes for
+ * refusals are 4000 + the HTTP status (4401, 4403, 4429, ...); 4008 closes a socket whose unsent bytes pass the bound.
  */
 import { Gauge } from 'prom-client';
 import WebSocket, { type RawData } from 'ws';
@@ -11,7 +13,7 @@ import { GatewayError, isGatewayError } from '../errors.js';
 import type { VerifiedKey } from '../keys/types.js';
 import { registry } from '../metrics.js';
 import { upstreamFailure } from '../rest/upstream.js';
-import { checkQuery, graphqlErrorBody } from './guards.js';
+import { graphqlErrorBody, judgeQuery, measureQuery, priceOf, type GraphqlLimits, type QueryMeasure } from './guards.js';
 
 export const MODERN = 'graphql-transport-ws';
 export const LEGACY = 'graphql-ws';
@@ -32,8 +34,19 @@ const openConnections = new Gauge({
 
 /** How long a client has to send connection_init, as graphql-ws servers allow by default. */
 const INIT_TIMEOUT_MS = 10_000;
+/** A socket closed for reading too slowly is cut off after this long if it does not read the close frame. */
+const CLOSE_GRACE_MS = 2_000;
+const SLOW_READER = 4008;
 
-/** Open connections per key id, against a per-plan bound (GraphQL's maxSubscriptions unless told otherwise). */
+/** What a client may send in each protocol; anything else closes the socket rather than travelling on unjudged. */
+const CLIENT_TYPES: Record<Protocol, ReadonlySet<string>> = {
+  [MODERN]: new Set(['connection_init', 'subscribe', 'complete', 'ping', 'pong']),
+  [LEGACY]: new Set(['connection_init', 'start', 'stop', 'connection_terminate']),
+};
+const STARTS = new Set(['subscribe', 'start']);
+const ENDS = new Set(['complete', 'stop']);
+
+/** Open things (connections, running subscriptions) per key id, against a per-plan bound (GraphQL's maxSubscriptions unless told otherwise). */
 export class ConnectionCounter {
   private readonly open = new Map<string, number>();
   tryOpen(key: VerifiedKey, limit = key.plan.maxSubscriptions): boolean {
@@ -61,16 +74,72 @@ export interface RelayOptions {
   timeoutMs: number;
   /** Largest message the upstream may send. */
   maxPayloadBytes: number;
+  /** Unsent bytes a client socket may have, and bytes waiting for the upstream; past it the socket closes with 4008. */
+  maxBufferedBytes: number;
   idleTimeoutMs?: number;
+  /** Connections per key, counted from authentication. */
   connections: ConnectionCounter;
+  /** Running subscriptions per key, across its connections. */
+  subscriptions: ConnectionCounter;
+  starts: StartMeasures;
 }
 
 const KEY_FIELDS = new Set(['x-api-key', 'authorization']);
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export const isInit = (m: unknown): m is Message => isObject(m) && m.type === 'connection_init';
-/** A subscription start in either protocol; what the edge charges one request for. */
-export const isSubscribe = (m: unknown): boolean => isObject(m) && (m.type === 'subscribe' || m.type === 'start') && typeof m.id === 'string';
+/** A subscription start in either protocol, whatever its id: what the edge charges at its query's price. */
+export const isSubscribe = (m: unknown): boolean => isObject(m) && typeof m.type === 'string' && STARTS.has(m.type);
+/** A message's id when it is a JSON scalar id (string or number), else undefined. */
+const idOf = (m: unknown): string | number | undefined => (isObject(m) && (typeof m.id === 'string' || typeof m.id === 'number') ? m.id : undefined);
+/** Ids compared as sent: 1 and "1" are different subscriptions. */
+const idKey = (id: string | number): string => JSON.stringify(id);
+
+/**
+ * Each subscription start measured once (its query parsed, its depth and cost counted), for the edge to price and the
+ * relay to judge against the caller's plan.
+ */
+export class StartMeasures {
+  private readonly measured = new WeakMap<SocketMessage, QueryMeasure | GatewayError>();
+
+  constructor(
+    /** The server's ceilings: no plan allows more. */
+    private readonly ceilings: Required<GraphqlLimits>,
+    private readonly costPerRequest: number,
+  ) {}
+
+  /**
+   * Requests the edge charges for a start: its query's price. The edge prices before the relay knows the caller's
+   * plan, so a start over the server's ceilings (which every plan refuses) is charged one, as any refused start.
+   */
+  price(message: SocketMessage): number {
+    try {
+      return priceOf(this.judge(message, this.ceilings).cost, this.costPerRequest);
+    } catch (err) {
+      if (!isGatewayError(err)) throw err;
+      return 1;
+    }
+  }
+
+  /** The start's measure, or the GatewayError that refuses it under `limits`. */
+  judge(message: SocketMessage, limits: GraphqlLimits): QueryMeasure {
+    let measure = this.measured.get(message);
+    if (measure === undefined) {
+      const payload = isObject(message.json) && isObject(message.json.payload) ? message.json.payload : {};
+      const request = { query: typeof payload.query === 'string' ? payload.query : '', variables: isObject(payload.variables) ? payload.variables : null };
+      try {
+        measure = measureQuery(request, this.ceilings.maxGraphqlBytes);
+      } catch (err) {
+        if (!isGatewayError(err)) throw err;
+        measure = err;
+      }
+      this.measured.set(message, measure);
+    }
+    if (isGatewayError(measure)) throw measure;
+    judgeQuery(measure, limits);
+    return measure;
+  }
+}
 
 /** The key in a connection_init payload: `x-api-key` or `Authorization`, at the top or under `headers` (Apollo style). */
 export function keyFromInitPayload(payload: unknown): string | undefined {
@@ -93,19 +162,23 @@ function withoutKey(payload: unknown): unknown {
 }
 
 /**
- * The protocol side of one subscription socket. The edge has authenticated the socket and charged each subscribe
- * before a message arrives here; the relay guards queries, limits connections per key and relays to the upstream.
+ * The protocol side of one subscription socket. The edge has authenticated the socket and charged each start before
+ * a message arrives here; the relay counts the connection from authentication, guards each start against the plan,
+ * counts running subscriptions per key, bounds what waits to be sent either way, and relays to the upstream.
  */
 export class SubscriptionRelay {
   private readonly protocol: Protocol;
   private readonly client: WebSocket;
   private initialised = false;
   private upstream?: WebSocket;
-  /** Client messages waiting for the upstream to open. */
+  /** Client messages waiting for the upstream to open, and their bytes. */
   private readonly pending: string[] = [];
+  private pendingBytes = 0;
+  /** Running subscriptions by `idKey`, each counted once against the key's cap. */
   private readonly active = new Set<string>();
   private readonly timers: NodeJS.Timeout[] = [];
   private idleTimer?: NodeJS.Timeout;
+  /** The key id whose connection this socket counts against, once counted. */
   private counted?: string;
   private closed = false;
 
@@ -122,51 +195,97 @@ export class SubscriptionRelay {
     this.session.onMessage((m) => this.fromClient(m));
     this.session.onRefused((m, err, authenticated) => this.refused(m, err, authenticated));
     this.session.onClose(() => this.close(1000, ''));
+    // A key in the handshake (header or path) authenticated the socket already: it counts from now, not from its init.
+    if (this.session.caller) this.countConnection();
   }
 
-  private async fromClient({ text, json }: SocketMessage): Promise<void> {
+  private async fromClient(message: SocketMessage): Promise<void> {
+    const { text, json } = message;
     if (this.closed) return;
     this.touch();
     if (json === undefined) return this.close(4400, 'Message is not JSON');
     if (!isObject(json)) return this.close(4400, 'Message is not a JSON object');
     const msg = json as Message;
+    if (typeof msg.type !== 'string' || !CLIENT_TYPES[this.protocol].has(msg.type)) return this.close(4400, `Unknown message type for ${this.protocol}`);
     if (!this.initialised) {
       if (msg.type !== 'connection_init') return this.close(4401, 'Unauthorized: send connection_init first');
       return this.init(msg);
     }
     if (msg.type === 'connection_init') return this.close(4429, 'Too many initialisation requests');
-    const id = typeof msg.id === 'string' ? msg.id : undefined;
-    if (isSubscribe(msg) && id !== undefined) {
-      try {
-        const payload = isObject(msg.payload) ? msg.payload : {};
-        checkQuery(typeof payload.query === 'string' ? payload.query : '', this.session.caller!.key.plan);
-      } catch (err) {
-        if (!isGatewayError(err)) throw err;
-        return this.refuseOperation(id, err);
-      }
-      this.active.add(id);
-    } else if ((msg.type === 'complete' || msg.type === 'stop') && id !== undefined) {
-      this.active.delete(id);
+    if (STARTS.has(msg.type) || ENDS.has(msg.type)) {
+      const id = idOf(msg);
+      if (id === undefined) return this.close(4400, `A ${msg.type} message needs a string or number id`);
+      if (STARTS.has(msg.type) && !this.startAllowed(message, id)) return;
+      if (ENDS.has(msg.type)) this.ended(id);
     }
     this.toUpstream(text);
   }
 
+  /** Judges a start against the plan and counts it against the key's running subscriptions; refuses it otherwise. */
+  private startAllowed(message: SocketMessage, id: string | number): boolean {
+    const key = this.session.caller!.key;
+    try {
+      this.opts.starts.judge(message, key.plan);
+    } catch (err) {
+      if (!isGatewayError(err)) throw err;
+      this.refuseOperation(id, err);
+      return false;
+    }
+    // A start that reuses a running id replaces that subscription (legacy) or is refused upstream (graphql-ws): one count.
+    if (this.active.has(idKey(id))) return true;
+    if (!this.opts.subscriptions.tryOpen(key)) {
+      this.refuseOperation(id, new GatewayError('TOO_MANY_RUNNING_SUBSCRIPTIONS', `your plan allows ${key.plan.maxSubscriptions}`));
+      return false;
+    }
+    this.active.add(idKey(id));
+    return true;
+  }
+
+  /** A subscription that ended (client complete/stop, upstream complete/error) no longer counts. */
+  private ended(id: string | number): void {
+    if (this.active.delete(idKey(id))) this.opts.subscriptions.release(this.session.caller!.key.id);
+  }
+
   /** A message the edge refused: before authentication the connection, afterwards the one operation. */
-  private refused({ json }: SocketMessage, err: GatewayError, authenticated: boolean): void {
-    const id = isObject(json) && typeof json.id === 'string' ? json.id : undefined;
-    if (authenticated && this.initialised && id !== undefined) return this.refuseOperation(id, err);
+  private refused(message: SocketMessage, err: GatewayError, authenticated: boolean): void {
+    const { json } = message;
+    const id = idOf(json);
+    if (authenticated && this.initialised && id !== undefined) return this.refuseOperation(id, this.planRefusal(message) ?? err);
     if (!authenticated && !isInit(json)) return this.close(4401, 'Unauthorized: send connection_init first');
     this.refuseConnection(err);
   }
 
-  private async init(msg: Message): Promise<void> {
-    const key = this.session.caller!.key;
-    if (!this.opts.connections.tryOpen(key)) {
-      return this.refuseConnection(new GatewayError('TOO_MANY_SUBSCRIPTIONS', `your plan allows ${key.plan.maxSubscriptions}`));
+  /**
+   * Why the plan refuses a start the edge could not charge, if it does: a start priced past the budget because its
+   * query is over the plan's limits is told so, not just that the budget ran out.
+   */
+  private planRefusal(message: SocketMessage): GatewayError | undefined {
+    if (!isSubscribe(message.json)) return undefined;
+    try {
+      this.opts.starts.judge(message, this.session.caller!.key.plan);
+      return undefined;
+    } catch (err) {
+      if (!isGatewayError(err)) throw err;
+      return err;
     }
-    this.initialised = true;
+  }
+
+  /** Counts this socket against the key's connections; false (and the socket closing) past the plan's bound. */
+  private countConnection(): boolean {
+    const key = this.session.caller!.key;
+    if (this.counted) return true;
+    if (!this.opts.connections.tryOpen(key)) {
+      this.refuseConnection(new GatewayError('TOO_MANY_SUBSCRIPTIONS', `your plan allows ${key.plan.maxSubscriptions}`));
+      return false;
+    }
     this.counted = key.id;
     openConnections.inc({ network: this.session.route.network?.id ?? '' });
+    return true;
+  }
+
+  private async init(msg: Message): Promise<void> {
+    if (!this.countConnection()) return;
+    this.initialised = true;
     this.touch();
 
     let url: string;
@@ -178,9 +297,10 @@ export class SubscriptionRelay {
     if (this.closed) return;
     const upstream = new WebSocket(url, this.protocol, { handshakeTimeout: this.opts.timeoutMs, maxPayload: this.opts.maxPayloadBytes });
     this.upstream = upstream;
-    this.pending.push(JSON.stringify({ ...msg, payload: withoutKey(msg.payload) }));
+    this.toUpstream(JSON.stringify({ ...msg, payload: withoutKey(msg.payload) }));
     upstream.on('open', () => {
       for (const text of this.pending.splice(0)) upstream.send(text);
+      this.pendingBytes = 0;
     });
     upstream.on('message', (data: RawData) => this.fromUpstream(String(data)));
     upstream.on('close', (code, reason) => this.close(sendable(code) ? code : 1011, String(reason) || 'Upstream closed'));
@@ -190,31 +310,53 @@ export class SubscriptionRelay {
   private fromUpstream(text: string): void {
     try {
       const msg = JSON.parse(text) as Message;
-      if ((msg.type === 'complete' || msg.type === 'error') && typeof msg.id === 'string') {
-        this.active.delete(msg.id);
+      const id = idOf(msg);
+      if ((msg.type === 'complete' || msg.type === 'error') && id !== undefined) {
+        this.ended(id);
         this.touch();
       }
     } catch {
       // Not ours to judge; the client gets what the upstream said.
     }
-    if (this.client.readyState === WebSocket.OPEN) this.client.send(text);
+    this.toClient(text);
   }
 
+  /** Sends to the upstream, or queues until it opens; a client that sends faster than the upstream takes is closed. */
   private toUpstream(text: string): void {
-    if (this.upstream?.readyState === WebSocket.OPEN) this.upstream.send(text);
-    else this.pending.push(text);
+    const open = this.upstream?.readyState === WebSocket.OPEN;
+    const waiting = open ? this.upstream!.bufferedAmount : this.pendingBytes;
+    const bytes = Buffer.byteLength(text);
+    if (waiting > 0 && waiting + bytes > this.opts.maxBufferedBytes) {
+      return this.close(SLOW_READER, `More than ${this.opts.maxBufferedBytes} bytes waiting for the upstream`);
+    }
+    if (open) return this.upstream!.send(text);
+    this.pending.push(text);
+    this.pendingBytes += bytes;
   }
 
-  private refuseOperation(id: string, err: GatewayError): void {
+  /** Sends to the client; one that reads slower than its subscriptions produce is closed rather than buffered without end. */
+  private toClient(text: string): void {
+    const socket = this.client;
+    if (socket.readyState !== WebSocket.OPEN) return;
+    const unsent = socket.bufferedAmount;
+    if (unsent > 0 && unsent + Buffer.byteLength(text) > this.opts.maxBufferedBytes) {
+      this.close(SLOW_READER, `Slow reader: more than ${this.opts.maxBufferedBytes} bytes unread`);
+      // A peer that reads nothing never answers the close frame.
+      setTimeout(() => socket.terminate(), CLOSE_GRACE_MS).unref();
+      return;
+    }
+    socket.send(text);
+  }
+
+  /** Refuses one operation, echoing its id exactly as the client sent it. */
+  private refuseOperation(id: string | number, err: GatewayError): void {
     const { errors } = graphqlErrorBody(err);
     const payload = this.protocol === MODERN ? errors : errors[0];
-    if (this.client.readyState === WebSocket.OPEN) this.client.send(JSON.stringify({ id, type: 'error', payload }));
+    this.toClient(JSON.stringify({ id, type: 'error', payload }));
   }
 
   private refuseConnection(err: GatewayError): void {
-    if (this.protocol === LEGACY && this.client.readyState === WebSocket.OPEN) {
-      this.client.send(JSON.stringify({ type: 'connection_error', payload: graphqlErrorBody(err).errors[0] }));
-    }
+    if (this.protocol === LEGACY) this.toClient(JSON.stringify({ type: 'connection_error', payload: graphqlErrorBody(err).errors[0] }));
     this.close(4000 + err.http, err.entry.message);
   }
 
@@ -235,8 +377,11 @@ export class SubscriptionRelay {
     clearTimeout(this.idleTimer);
     if (this.counted) {
       this.opts.connections.release(this.counted);
+      for (let i = 0; i < this.active.size; i++) this.opts.subscriptions.release(this.counted);
       openConnections.dec({ network: this.session.route.network?.id ?? '' });
     }
+    this.active.clear();
+    this.pending.length = 0;
     this.session.close(code, reason);
     if (this.upstream && this.upstream.readyState !== WebSocket.CLOSED) {
       if (this.upstream.readyState === WebSocket.CONNECTING) this.upstream.terminate();

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import WebSocket, { WebSocketServer } from 'ws';
 import { defaultPlans } from '../../src/config/catalogue.js';
+import { configSchema } from '../../src/config/schema.js';
 import { createGraphqlProxy } from '../../src/graphql/proxy.js';
 import { registry } from '../../src/metrics.js';
 import { LedgerChain } from '../../src/sandbox/ledger/chain.js';
@@ -21,6 +22,9 @@ const LATEST_SUB = `subscription ${LATEST}`;
 let FREE = '';
 let PREMIUM = '';
 let PREMIUM_ID = '';
+
+/** The server settings the proxy takes, at their defaults. */
+const SERVER = configSchema.shape.server.parse({});
 
 let validStart = 1_700_000_000;
 /** Records a FILECREATE in a closed block, so it is visible when this resolves. */
@@ -60,6 +64,7 @@ describe('GraphQL proxy (standalone edge, real ledger stand-in)', () => {
     const graphql = createGraphqlProxy({
       timeoutMs: 2_000,
       maxPayloadBytes: 1024 * 1024,
+      server: SERVER,
       upstreams: async (network) => ({
         rpc: [],
         graphqlUrl: network.networkName === 'mainnet' ? down : network.networkName === 'previewnet' ? recorder.url : gql.url,
@@ -229,6 +234,7 @@ describe('GraphQL proxy (standalone edge, real ledger stand-in)', () => {
       maxPayloadBytes: 1024 * 1024,
       // Long enough for the busy connection's subscribe to follow its init however busy the machine.
       idleTimeoutMs: IDLE_MS,
+      server: SERVER,
       upstreams: async () => ({ rpc: [], graphqlUrl: gql.url }),
     });
     const idleEdge = await startTestEdge({ graphql: idleProxy });
