@@ -130,7 +130,7 @@ class GatedSession implements SocketSession {
       for (const l of this.refusedListeners) await l(message, err, this.caller !== undefined);
       return;
     }
-    const cost = this.endpoint.costOf(message);
+    const cost = this.endpoint.costOf(message, this.caller!);
     try {
       if (cost > 0) await this.opts.charge(this.caller!, cost, this.route);
     } catch (err) {

@@ -85,8 +85,11 @@ export interface SocketEndpoint {
   pickProtocol(offered: Set<string>): string | undefined;
   /** The key a message carries (GraphQL connection_init), for sockets whose handshake carried none. */
   keyIn(message: SocketMessage): string | undefined;
-  /** Requests a message costs, charged by the edge before `onMessage` sees it: 1 per subscription, 0 for control messages. */
-  costOf(message: SocketMessage): number;
+  /**
+   * Requests a message of the authenticated `caller` costs, charged by the edge before `onMessage` sees it (a
+   * subscription by its price under the caller's plan, 0 for control messages).
+   */
+  costOf(message: SocketMessage, caller: Caller): number;
   /** A socket the edge accepted; the endpoint speaks its protocol through the session. */
   open(session: SocketSession): void;
 }

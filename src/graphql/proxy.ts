@@ -20,8 +20,8 @@ export interface GraphqlProxyOptions {
   maxPayloadBytes: number;
   /** Close connections that have had no client message and no running subscription for this long. */
   idleTimeoutMs?: number;
-  /** The server's GraphQL ceilings and price unit, and the bound on a socket's unsent bytes. */
-  server: Pick<Config['server'], 'graphqlMaxBytes' | 'graphqlMaxDepth' | 'graphqlMaxCost' | 'graphqlCostPerRequest' | 'wsMaxBufferedBytes'>;
+  /** The price unit of a query's cost, and the bound on a socket's unsent bytes (the plans carry the query limits). */
+  server: Pick<Config['server'], 'graphqlCostPerRequest' | 'wsMaxBufferedBytes'>;
 }
 
 export function createGraphqlProxy(opts: GraphqlProxyOptions): ApiHandler {
@@ -29,8 +29,7 @@ export function createGraphqlProxy(opts: GraphqlProxyOptions): ApiHandler {
   const { server } = opts;
   const connections = new ConnectionCounter();
   const subscriptions = new ConnectionCounter();
-  const ceilings = { maxGraphqlBytes: server.graphqlMaxBytes, maxGraphqlDepth: server.graphqlMaxDepth, maxGraphqlCost: server.graphqlMaxCost };
-  const starts = new StartMeasures(ceilings, server.graphqlCostPerRequest);
+  const starts = new StartMeasures(server.graphqlCostPerRequest);
 
   return {
     // The query is parsed once, judged against the caller's plan and priced by its cost before anything is charged;
@@ -85,7 +84,7 @@ export function createGraphqlProxy(opts: GraphqlProxyOptions): ApiHandler {
     socket: {
       pickProtocol: (offered) => pickProtocol(offered),
       keyIn: ({ json }) => (isInit(json) ? keyFromInitPayload(json.payload) : undefined),
-      costOf: (message) => (isSubscribe(message.json) ? starts.price(message) : 0),
+      costOf: (message, caller) => (isSubscribe(message.json) ? starts.price(message, caller.key.plan) : 0),
       open(session) {
         const network = session.route.network;
         if (!network) return session.close(4404, 'Not found');

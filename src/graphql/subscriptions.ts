@@ -102,33 +102,26 @@ const idKey = (id: string | number): string => JSON.stringify(id);
 export class StartMeasures {
   private readonly measured = new WeakMap<SocketMessage, QueryMeasure | GatewayError>();
 
-  constructor(
-    /** The server's ceilings: no plan allows more. */
-    private readonly ceilings: Required<GraphqlLimits>,
-    private readonly costPerRequest: number,
-  ) {}
+  constructor(private readonly costPerRequest: number) {}
 
-  /**
-   * Requests the edge charges for a start: its query's price. The edge prices before the relay knows the caller's
-   * plan, so a start over the server's ceilings (which every plan refuses) is charged one, as any refused start.
-   */
-  price(message: SocketMessage): number {
+  /** Requests the edge charges for a start: its query's price, or one for a start `plan` refuses (the relay refuses it). */
+  price(message: SocketMessage, plan: GraphqlLimits): number {
     try {
-      return priceOf(this.judge(message, this.ceilings).cost, this.costPerRequest);
+      return priceOf(this.judge(message, plan).cost, this.costPerRequest);
     } catch (err) {
       if (!isGatewayError(err)) throw err;
       return 1;
     }
   }
 
-  /** The start's measure, or the GatewayError that refuses it under `limits`. */
+  /** The start's measure, or the GatewayError that refuses it under `limits` (the same caller's plan each time). */
   judge(message: SocketMessage, limits: GraphqlLimits): QueryMeasure {
     let measure = this.measured.get(message);
     if (measure === undefined) {
       const payload = isObject(message.json) && isObject(message.json.payload) ? message.json.payload : {};
       const request = { query: typeof payload.query === 'string' ? payload.query : '', variables: isObject(payload.variables) ? payload.variables : null };
       try {
-        measure = measureQuery(request, this.ceilings.maxGraphqlBytes);
+        measure = measureQuery(request, limits.maxGraphqlBytes);
       } catch (err) {
         if (!isGatewayError(err)) throw err;
         measure = err;
@@ -247,27 +240,11 @@ export class SubscriptionRelay {
   }
 
   /** A message the edge refused: before authentication the connection, afterwards the one operation. */
-  private refused(message: SocketMessage, err: GatewayError, authenticated: boolean): void {
-    const { json } = message;
+  private refused({ json }: SocketMessage, err: GatewayError, authenticated: boolean): void {
     const id = idOf(json);
-    if (authenticated && this.initialised && id !== undefined) return this.refuseOperation(id, this.planRefusal(message) ?? err);
+    if (authenticated && this.initialised && id !== undefined) return this.refuseOperation(id, err);
     if (!authenticated && !isInit(json)) return this.close(4401, 'Unauthorized: send connection_init first');
     this.refuseConnection(err);
-  }
-
-  /**
-   * Why the plan refuses a start the edge could not charge, if it does: a start priced past the budget because its
-   * query is over the plan's limits is told so, not just that the budget ran out.
-   */
-  private planRefusal(message: SocketMessage): GatewayError | undefined {
-    if (!isSubscribe(message.json)) return undefined;
-    try {
-      this.opts.starts.judge(message, this.session.caller!.key.plan);
-      return undefined;
-    } catch (err) {
-      if (!isGatewayError(err)) throw err;
-      return err;
-    }
   }
 
   /** Counts this socket against the key's connections; false (and the socket closing) past the plan's bound. */
