@@ -106,6 +106,14 @@ describe('MCP endpoint through the gateway (sandbox upstreams)', () => {
     expect(broken.isError).to.equal(true);
   });
 
+  it('ledger_graphql goes through the GraphQL guards: a fragment bomb is refused by its cost', async () => {
+    const fragments = Array.from({ length: 30 }, (_, i) => `fragment F${i} on record_file { ...F${i + 1} ...F${i + 1} }`).join(' ');
+    const query = `{ record_file(limit: 1) { ...F0 } } ${fragments} fragment F30 on record_file { index }`;
+    const bomb = await callTool(client, 'ledger_graphql', { ...HEDERA_TESTNET, query });
+    expect(bomb.isError).to.equal(true);
+    expect(textOf(bomb)).to.include('HTTP 400').and.include('Query asks for more than your plan allows');
+  });
+
   it('passes the API refusals on as tool errors: a plan without the ledger relay gets 403', async () => {
     const { key } = await t.newKey('free', []);
     const free = await connectClient(`${t.gw.url}/mcp`, key);
