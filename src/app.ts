@@ -274,7 +274,7 @@ class Backends {
       });
       entry = {
         pool,
-        backend: new EvmForwarder(network.network.chainId, pool, new MethodPolicy(network.id, this.config.rpcPolicy, network.network), {
+        backend: new EvmForwarder(network.network.chainId, pool, new MethodPolicy(network.id, this.config.rpcPolicy, network.network), this.config.rpcPolicy.maxLogBlocks, {
           service: this.filters,
           network: network.id,
         }),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_BLOCKS_PER_POLL } from '../live/source.js';
 
 /** Every API a network can offer; `rpc` is everywhere. */
 export const API_KINDS = ['rpc', 'rest', 'graphql', 'beta-graphql'] as const;
@@ -329,9 +330,18 @@ export const configSchema = z.object({
         .array(methodPattern)
         .default([...CLOSED_BY_DEFAULT])
         .describe('Methods never forwarded unless a network opens them (node administration, node-held keys, dev-node controls); a longer pattern beats a shorter one'),
+      // 10,000 is what public providers commonly allow; at least one poll's worth, so filters and subscriptions can follow the chain.
+      maxLogBlocks: z
+        .number()
+        .int()
+        .min(MAX_BLOCKS_PER_POLL)
+        .default(10_000)
+        .describe(
+          'Widest block span asked of an EVM upstream for logs: eth_getLogs, eth_newFilter and eth_getFilterLogs spanning more are refused (-32000 Range too large). Tags count as the upstream head (earliest as block 0), a missing bound as latest. At least 100, the most blocks one filter or subscription poll reads',
+        ),
     })
     .prefault({})
-    .describe('Which JSON-RPC methods EVM networks forward upstream'),
+    .describe('Which JSON-RPC methods EVM networks forward upstream, and how wide a log query may be'),
   upstreamHealth: z
     .object({
       maxHeadLagBlocks: z.number().int().min(0).default(5).describe('An upstream further behind the best head than this leaves rotation until it catches up'),

@@ -63,8 +63,7 @@ export class Edge {
       maxPayloadBytes: server.wsMaxPayloadBytes,
       maxUnauthenticated: server.wsMaxUnauthenticated,
       authTimeoutMs: server.wsAuthTimeoutMs,
-      revocationCheckMs: keys.cacheTtlMs,
-      verifier: opts.verifier,
+      keyCheckMs: keys.cacheTtlMs,
       authenticate: (req, route, messageKey) => this.authenticate(req, route, messageKey),
       charge: async (caller, cost, route) => void (await this.charge(caller, cost, route)),
     });

@@ -1,14 +1,14 @@
 /**
  * The edge's side of every WebSocket: one server with a message-size bound, a cap and a timeout on sockets that have
  * not authenticated yet, authentication by handshake or by the first message that carries a key, charging each
- * message at the cost its endpoint declares before the endpoint sees it, and closing sockets whose key is revoked.
+ * message at the cost its endpoint declares before the endpoint sees it, and following the key while the socket is
+ * open: its current plan applies, and a revoked key, or one whose plan no longer includes the API, closes the socket.
  * Endpoints (GraphQL subscriptions, JSON-RPC over WebSocket) only speak their protocol.
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import WebSocket, { WebSocketServer } from 'ws';
 import { GatewayError, isGatewayError } from '../errors.js';
-import type { KeyVerifier } from '../keys/types.js';
 import type { Route } from './route.js';
 import type { Caller, SocketEndpoint, SocketMessage, SocketSession } from './types.js';
 
@@ -16,9 +16,8 @@ export interface SocketGateOptions {
   maxPayloadBytes: number;
   maxUnauthenticated: number;
   authTimeoutMs: number;
-  /** How often an open socket's key is verified again; with the verifier's cache this bounds revocation. */
-  revocationCheckMs: number;
-  verifier: KeyVerifier;
+  /** How often an open socket's key is verified again; with the verifier's cache this bounds revocation and plan changes. */
+  keyCheckMs: number;
   /** Verifies the key sent in the handshake or `messageKey` and checks the plan; throws a GatewayError. */
   authenticate(req: IncomingMessage, route: Route, messageKey?: string): Promise<Caller | undefined>;
   /** Charges `cost` requests to the caller; throws a GatewayError on refusal. */
@@ -106,7 +105,7 @@ class GatedSession implements SocketSession {
   }
 
   start(): void {
-    if (this.caller) this.watchRevocation();
+    if (this.caller) this.watchKey();
     else this.timers.push(setTimeout(() => !this.caller && this.close(4408, 'Authentication timeout'), this.opts.authTimeoutMs));
     this.socket.on('message', (data) => {
       const message = toMessage(String(data));
@@ -155,17 +154,27 @@ class GatedSession implements SocketSession {
     this.messageKey = carried;
     this.releasePending?.();
     this.releasePending = undefined;
-    this.watchRevocation();
+    this.watchKey();
   }
 
-  private watchRevocation(): void {
+  /**
+   * The key is checked again as at open, every `keyCheckMs`: the session takes the key's current record, so endpoints
+   * and charging read its current plan, and a key revoked, or moved to a plan without this socket's API, closes it.
+   */
+  private watchKey(): void {
     this.timers.push(
       setInterval(async () => {
         if (!this.caller || this.closed) return;
-        const still = await this.opts.verifier.verify(this.caller.raw).catch(() => undefined);
-        // A failing key store is not a revocation; only a definite "unknown or revoked" closes the socket.
-        if (still === null) this.close(4403, 'Forbidden: API key revoked');
-      }, this.opts.revocationCheckMs),
+        try {
+          const current = await this.opts.authenticate(this.req, this.route, this.messageKey);
+          if (current && !this.closed) this.caller = current;
+        } catch (err) {
+          // A failing key store is neither a revocation nor a plan change: the socket keeps the record it has.
+          if (!isGatewayError(err) || this.closed) return;
+          if (err.errorName === 'KEY_INVALID') this.close(4403, 'Forbidden: API key revoked');
+          else if (err.http === 403) this.close(4403, err.message);
+        }
+      }, this.opts.keyCheckMs),
     );
   }
 

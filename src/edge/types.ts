@@ -78,7 +78,7 @@ export type SocketMessage = { text: string; json: unknown };
 /**
  * A WebSocket endpoint. The edge owns the socket: handshake, size bound, the cap and timeout on sockets not yet
  * authenticated, authentication, charging each message at its declared cost before the endpoint sees it, and
- * closing a socket whose key is revoked.
+ * closing a socket whose key is revoked or whose plan no longer includes the API.
  */
 export interface SocketEndpoint {
   /** The subprotocol to speak among those the client offered; undefined refuses the handshake with 400. */
@@ -100,7 +100,10 @@ export interface SocketSession {
   req: IncomingMessage;
   route: Route;
   requestId: string;
-  /** Set once the caller is authenticated: at the handshake (header or path key) or by the first message carrying a key. */
+  /**
+   * Set once the caller is authenticated: at the handshake (header or path key) or by the first message carrying a key.
+   * Replaced as the edge re-verifies the key, so read the plan from here when it applies, never from a copy kept at open.
+   */
   readonly caller?: Caller;
   /** The key as it arrived inside a message, which must not travel on to an upstream. */
   readonly messageKey?: string;

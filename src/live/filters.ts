@@ -69,8 +69,9 @@ export class NetworkFilters {
     if (!key) throw new GatewayError('KEY_MISSING');
     switch (method) {
       case 'eth_newFilter': {
-        const [criteria] = positional(params, 1, 1);
-        return this.install(key, 'logs', parseCriteria(criteria, 'filter', { blockRange: true }));
+        const [param] = positional(params, 1, 1);
+        const criteria = parseCriteria(param, 'filter', { blockRange: true });
+        return this.checkRange('eth_newFilter', criteria).then(() => this.install(key, 'logs', criteria));
       }
       case 'eth_newBlockFilter':
         positional(params, 0, 0);
@@ -151,7 +152,14 @@ export class NetworkFilters {
   private async allLogs(key: VerifiedKey, id: string): Promise<unknown[]> {
     const state = await this.find(key, id);
     if (!state.criteria) throw new GatewayError('FILTER_NOT_FOUND', 'not a log filter');
+    // Checked again as the head has moved since the filter was made: `latest` now reaches further.
+    await this.checkRange('eth_getFilterLogs', state.criteria);
     return this.source.logs(state.criteria, state.criteria.fromBlock ?? 'latest', state.criteria.toBlock ?? 'latest');
+  }
+
+  /** A filter's own range, within what the chain is asked for at once (its polls read at most one poll's blocks). */
+  private async checkRange(method: FilterMethod, criteria: LogCriteria): Promise<void> {
+    await this.source.checkLogRange?.(method, criteria.fromBlock ?? 'latest', criteria.toBlock ?? 'latest');
   }
 }
 

@@ -6,6 +6,7 @@
 import { GatewayError, isGatewayError } from '../errors.js';
 import type { CallContext, RpcBackend } from '../rpc/answer.js';
 import { plainResult } from '../rpc/jsonrpc.js';
+import type { LogRange } from '../rpc/logRange.js';
 import { getLogsParam, type ChainLog } from './criteria.js';
 import type { LogCriteria, SeenBlock } from './filterStore.js';
 
@@ -20,7 +21,13 @@ export interface ChainSource {
   head(): Promise<number>;
   /** Consecutive headers from `from`, ending early at the first block the chain does not have yet. */
   blocks(from: number, to: number): Promise<BlockHeader[]>;
+  /** Logs over the range; refused with RANGE_TOO_LARGE past the chain's `checkLogRange`. */
   logs(criteria: Pick<LogCriteria, 'address' | 'topics'>, fromBlock: number | string, toBlock: number | string): Promise<ChainLog[]>;
+  /**
+   * Refuses a range of blocks wider than the chain's upstream is asked for logs over, naming `method`; tags count as
+   * the head. Absent where the chain's own eth_getLogs bounds what it reads (the ledger relay).
+   */
+  checkLogRange?(method: string, fromBlock: number | string, toBlock: number | string): Promise<void>;
 }
 
 export interface Call {
@@ -33,8 +40,11 @@ export type Caller = (calls: Call[]) => Promise<unknown[]>;
 
 const hex = (n: number | string) => (typeof n === 'number' ? `0x${n.toString(16)}` : n);
 
-export function rpcSource(call: Caller): ChainSource {
+/** A chain read through JSON-RPC calls; with `range`, no logs are asked for over a wider range than it allows. */
+export function rpcSource(call: Caller, range?: LogRange): ChainSource {
+  const checkLogRange = range && ((method: string, fromBlock: number | string, toBlock: number | string) => range.check(method, { fromBlock: hex(fromBlock), toBlock: hex(toBlock) }));
   return {
+    checkLogRange,
     async head() {
       const [n] = await call([{ method: 'eth_blockNumber', params: [] }]);
       return Number(BigInt(n as string));
@@ -47,6 +57,7 @@ export function rpcSource(call: Caller): ChainSource {
       return (end === -1 ? found : found.slice(0, end)) as BlockHeader[];
     },
     async logs(criteria, fromBlock, toBlock) {
+      await checkLogRange?.('eth_getLogs', fromBlock, toBlock);
       const [logs] = await call([{ method: 'eth_getLogs', params: [getLogsParam(criteria, hex(fromBlock), hex(toBlock))] }]);
       return logs as ChainLog[];
     },

@@ -3,6 +3,7 @@ import { isFilterMethod, type FilterService, type NetworkFilters } from '../live
 import { rpcSource, type ChainSource } from '../live/source.js';
 import type { CallContext, RpcBackend } from './answer.js';
 import { checkForwardable } from './evmGuards.js';
+import { LogRange, type LogBounds } from './logRange.js';
 import { plainResult, toErrorObject, type RpcCall, type RpcOutcome } from './jsonrpc.js';
 import type { MethodPolicy } from './methodPolicy.js';
 import { outcomesOf } from './upstreamAnswers.js';
@@ -18,21 +19,27 @@ export class EvmForwarder implements RpcBackend {
   private readonly netVersion: string;
   /** The chain as filters and subscriptions read it: eth_blockNumber, eth_getBlockByNumber and eth_getLogs upstream. */
   readonly source: ChainSource;
+  /** Bounds the logs asked of the upstream, by clients' eth_getLogs and by the source alike. */
+  private readonly logRange: LogRange;
   private readonly filters?: NetworkFilters;
 
   constructor(
     chainId: number,
     private readonly upstream: UpstreamPool,
     private readonly policy: MethodPolicy,
+    maxLogBlocks: number,
     filters?: { service: FilterService; network: string },
   ) {
     this.chainIdHex = `0x${chainId.toString(16)}`;
     this.netVersion = String(chainId);
-    this.source = rpcSource(async (calls) =>
-      (await this.sendOrFail(calls.map((c) => ({ id: undefined, ...c })))).map((o, i) => {
-        if ('result' in o) return plainResult(o.result);
-        throw new GatewayError('UPSTREAM_UNAVAILABLE', `${calls[i].method}: ${o.error.message}`);
-      }),
+    this.logRange = new LogRange(maxLogBlocks, () => this.source.head());
+    this.source = rpcSource(
+      async (calls) =>
+        (await this.sendOrFail(calls.map((c) => ({ id: undefined, ...c })))).map((o, i) => {
+          if ('result' in o) return plainResult(o.result);
+          throw new GatewayError('UPSTREAM_UNAVAILABLE', `${calls[i].method}: ${o.error.message}`);
+        }),
+      this.logRange,
     );
     this.filters = filters?.service.on(filters.network, this.source);
   }
@@ -41,6 +48,7 @@ export class EvmForwarder implements RpcBackend {
     const outcomes: RpcOutcome[] = new Array(calls.length);
     const forward: number[] = [];
     const kept: Array<Promise<void>> = [];
+    let logQueries = false;
     calls.forEach((call, i) => {
       if (this.filters && isFilterMethod(call.method)) {
         kept.push(this.filters.call(call.method, call.params, ctx.key).then(
@@ -54,9 +62,12 @@ export class EvmForwarder implements RpcBackend {
       }
       const local = this.answerLocally(call);
       if (local) outcomes[i] = local;
-      else forward.push(i);
+      else {
+        forward.push(i);
+        logQueries ||= call.method === 'eth_getLogs';
+      }
     });
-    if (forward.length > 0) kept.push(this.forward(calls, forward, outcomes));
+    if (forward.length > 0) kept.push(logQueries ? this.forwardInRange(calls, forward, outcomes) : this.forward(calls, forward, outcomes));
     await Promise.all(kept);
     return outcomes;
   }
@@ -64,6 +75,23 @@ export class EvmForwarder implements RpcBackend {
   private async forward(calls: RpcCall[], forward: number[], outcomes: RpcOutcome[]): Promise<void> {
     const answers = await this.sendOrFail(forward.map((i) => calls[i]));
     forward.forEach((i, n) => (outcomes[i] = answers[n]));
+  }
+
+  /** eth_getLogs calls go on only within the log range, their tags resolved against the upstream's head. */
+  private async forwardInRange(calls: RpcCall[], forward: number[], outcomes: RpcOutcome[]): Promise<void> {
+    const within: number[] = [];
+    await Promise.all(
+      forward.map(async (i) => {
+        try {
+          if (calls[i].method === 'eth_getLogs') await this.logRange.check('eth_getLogs', filterOf(calls[i]));
+          within.push(i);
+        } catch (err) {
+          if (!isGatewayError(err)) throw err;
+          outcomes[i] = { error: toErrorObject(err) };
+        }
+      }),
+    );
+    if (within.length > 0) await this.forward(calls, within.sort((a, b) => a - b), outcomes);
   }
 
   /** Every call answered: an upstream failure becomes each call's error. */
@@ -102,4 +130,10 @@ export class EvmForwarder implements RpcBackend {
     const body = JSON.stringify(requests.length === 1 ? requests[0] : requests);
     return this.upstream.post(body, { hedge, read: (text) => outcomesOf(text, calls.length) });
   }
+}
+
+/** The filter object of an eth_getLogs call; anything else is left for the upstream to refuse. */
+function filterOf(call: RpcCall): LogBounds | undefined {
+  const [filter] = Array.isArray(call.params) ? call.params : [];
+  return typeof filter === 'object' && filter !== null ? filter : undefined;
 }

@@ -95,7 +95,7 @@ export function rpcSocketEndpoint(opts: RpcSocketOptions): SocketEndpoint {
         const err = new GatewayError('TOO_MANY_SOCKETS', `your ${key.planName} plan allows ${key.plan.maxSockets}`);
         return session.close(4000 + err.http, err.message);
       }
-      const rpc = new RpcSession(session, network, key, opts, parse);
+      const rpc = new RpcSession(session, network, opts, parse);
       sessions.add(rpc);
       startTimers();
       session.onClose(() => {
@@ -124,7 +124,6 @@ class RpcSession {
   constructor(
     private readonly session: SocketSession,
     private readonly network: NetworkRef,
-    private readonly key: VerifiedKey,
     private readonly opts: RpcSocketOptions,
     parse: (message: SocketMessage) => ParsedBody,
   ) {
@@ -149,6 +148,11 @@ class RpcSession {
           this.lastActive = Date.now();
         });
     });
+  }
+
+  /** The key's current record: the edge replaces it as it re-verifies the key, so a plan change applies to the next message. */
+  private get key(): VerifiedKey {
+    return this.session.caller!.key;
   }
 
   /** Every ping interval: cut off a socket that missed the last ping, close an idle one, ping the rest. */

@@ -16,6 +16,7 @@ const TEST_PLANS = {
   tiny: { requestsPerSecond: 1_000, monthlyQuota: 1_000_000, apis: ['rpc' as const], maxSockets: 2, maxSubscriptionsPerSocket: 2 },
   metered: { requestsPerSecond: 1_000, monthlyQuota: 15, apis: ['rpc' as const] },
   trickle: { requestsPerSecond: 0.001, monthlyQuota: 1_000_000, apis: ['rpc' as const] },
+  restonly: { requestsPerSecond: 1_000, monthlyQuota: 1_000_000, apis: ['rest' as const] },
 };
 
 /** A WebSocket client that keeps every message and its close code. */
@@ -231,6 +232,26 @@ describe('JSON-RPC over WebSocket', function () {
     await client.call('eth_subscribe', ['newHeads']);
     await t.gw.keyStore.revoke(id);
     expect((await client.closed).code).to.equal(4403);
+  });
+
+  it("a plan change reaches open sockets: debug methods are refused after a downgrade, a plan without rpc closes them with 4403", async () => {
+    const { key, id } = await t.newKey('premium');
+    const client = await Client.open(wsUrl(t, 'ethereum-sepolia', key));
+    const trace = () => client.call('debug_traceTransaction', [`0x${'00'.repeat(32)}`]);
+    expect((await trace()).error?.code, 'premium: the call goes upstream').to.not.equal(-32003);
+    await t.gw.keyStore.setPlan(id, 'free');
+    // The key is checked again every keys.cacheTtlMs (300 ms here); well within 50 calls 100 ms apart.
+    let answer = await trace();
+    for (let tries = 0; answer.error?.code !== -32003 && tries < 50; tries++) {
+      await sleep(100);
+      answer = await trace();
+    }
+    expect(answer.error).to.deep.equal({
+      code: -32003,
+      message: 'Your plan does not include the debug_ and trace_ methods: debug_traceTransaction: they are included in the Premium and Enterprise plans; this key is on the Free plan',
+    });
+    await t.gw.keyStore.setPlan(id, 'restonly');
+    expect(await client.closed).to.deep.equal({ code: 4403, reason: 'Your plan does not include this API: the restonly plan does not include rpc' });
   });
 
   it('an idle socket with no subscription is closed; one with a subscription stays open', async () => {
