@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_BLOCKS_PER_POLL } from '../live/source.js';
+import { MAX_BLOCKS_PER_POLL } from '../live/pollSize.js';
 
 /** Every API a network can offer; `rpc` is everywhere. */
 export const API_KINDS = ['rpc', 'rest', 'graphql', 'beta-graphql'] as const;

@@ -9,6 +9,7 @@ import { plainResult } from '../rpc/jsonrpc.js';
 import type { LogRange } from '../rpc/logRange.js';
 import { getLogsParam, type ChainLog } from './criteria.js';
 import type { LogCriteria, SeenBlock } from './filterStore.js';
+import { MAX_BLOCKS_PER_POLL } from './pollSize.js';
 
 export interface BlockHeader {
   number: string;
@@ -95,8 +96,6 @@ export function directCaller(run: (call: Call) => Promise<unknown>): Caller {
 
 /** Blocks remembered to notice a reorganisation; deeper ones are beyond what Ethereum clients expect to see undone. */
 export const REORG_DEPTH = 32;
-/** Most new blocks one poll takes in; a follower further behind catches up over several polls, in order. */
-export const MAX_BLOCKS_PER_POLL = 100;
 /**
  * Logs kept to re-send as removed after a reorganisation, as JSON text, newest blocks first. Past it an older block
  * keeps its hash, so its replacement is still noticed, but not its logs, which are then not re-sent. Without it every

@@ -1,8 +1,9 @@
 /**
  * JSON-RPC over WebSocket on `/rpc` (every chain, host and path routing alike). The edge owns the socket (handshake,
  * message size, authentication by header or `/v1/<key>/` path, charging each message one request per call before
- * this endpoint sees it, revocation, 1001 at shutdown); this endpoint answers requests and batches exactly as over
- * HTTP, and keeps `eth_subscribe` (`newHeads`, `logs`, `newPendingTransactions`) and `eth_unsubscribe` itself.
+ * this endpoint sees it, revocation and plan changes, 1001 at shutdown); this endpoint answers requests and batches
+ * exactly as over HTTP, and keeps `eth_subscribe` (`newHeads`, `logs`, `newPendingTransactions`) and `eth_unsubscribe`
+ * itself.
  *
  * Bounds: sockets per key and subscriptions per socket are set by the plan; a socket that does not answer a ping by
  * the next one is cut off, and one idle (no message, none being answered, no subscription) is closed; a reader slower
