@@ -184,8 +184,9 @@ async function legacyNumericIds(subscriptions: number): Promise<void> {
     stats.sent++;
     stats.bytesSent += text.length;
   }
-  // Long enough for every subscription's first result: which ids were answered with data, which refused.
-  await sleep(1_500);
+  // Every subscription's first result (or 5 s): which ids were answered with data, which refused.
+  const until = Date.now() + 5_000;
+  while (seen.size < subscriptions && Date.now() < until) await sleep(50);
   for (const type of seen.values()) {
     if (type === 'data') stats.accepted++;
     else stats.refused++;
