@@ -184,8 +184,8 @@ async function legacyNumericIds(subscriptions: number): Promise<void> {
     stats.sent++;
     stats.bytesSent += text.length;
   }
-  // Every subscription's first result (or 5 s): which ids were answered with data, which refused.
-  const until = Date.now() + 5_000;
+  // Every subscription's first result (or 3 s): which ids were answered with data, which refused.
+  const until = Date.now() + 3_000;
   while (seen.size < subscriptions && Date.now() < until) await sleep(50);
   for (const type of seen.values()) {
     if (type === 'data') stats.accepted++;
@@ -198,10 +198,10 @@ async function legacyNumericIds(subscriptions: number): Promise<void> {
 
 switch (job.kind) {
   case 'fragmentBomb':
-    postLoop('/hedera-testnet/v1/graphql', { 'x-api-key': job.freeKey }, () => JSON.stringify({ query: fragmentBomb() }), 2);
+    postLoop('/hedera-testnet/v1/graphql', { 'x-api-key': job.freeKey }, () => JSON.stringify({ query: fragmentBomb() }), 1);
     break;
   case 'legacyNumericIds':
-    await legacyNumericIds(5_000);
+    await legacyNumericIds(2_000);
     break;
   case 'mcpKeyless': {
     const batch = JSON.stringify(Array.from({ length: 100 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'tools/list', params: {} })));
