@@ -21,15 +21,21 @@ const SEPOLIA_CHAIN_ID = '0xaa36a7';
 /** What an attack reaches, started before anything is measured so that the start-up is not counted as the attack's. */
 type Uses = 'ledger' | 'evm' | 'mcp';
 
-const ATTACKS: Array<{ kind: AttackKind; name: string; uses: Uses[] }> = [
+/** A legitimate caller's check made while the attack runs: what it got, as a phrase. */
+interface Probe {
+  name: string;
+  run(base: string, key: string): Promise<string>;
+}
+
+const ATTACKS: Array<{ kind: AttackKind; name: string; uses: Uses[]; probe?: Probe }> = [
   { kind: 'fragmentBomb', name: 'a. GraphQL fragment bomb (20 levels, free key)', uses: ['ledger'] },
   { kind: 'legacyNumericIds', name: 'b. legacy graphql-ws numeric ids, 2,000 subscriptions, never read', uses: ['ledger'] },
   { kind: 'mcpKeyless', name: 'c. keyless MCP, batches of 100 tools/list, 32 in parallel', uses: ['mcp'] },
-  { kind: 'keylessSockets', name: 'd. 1,000 keyless GraphQL WebSockets held', uses: ['ledger'] },
+  { kind: 'keylessSockets', name: 'd. 1,000 keyless GraphQL WebSockets held', uses: ['ledger'], probe: { name: 'keyed GraphQL WebSocket', run: keyedSocket } },
   { kind: 'slowBodies', name: 'e. 60 slow 5 MB bodies to /mcp, no key', uses: ['mcp'] },
   { kind: 'slowHeaders', name: 'f. 3,000 slow-header connections', uses: [] },
   { kind: 'aliasBomb', name: 'g. GraphQL alias bomb, transaction(limit:1000), free key', uses: ['ledger'] },
-  { kind: 'wideLogs', name: 'h. eth_getLogs earliest..latest, filter 0x0..0xffffffff, free key', uses: ['evm'] },
+  { kind: 'wideLogs', name: 'h. eth_getLogs earliest..latest, filter 0x0..0xffffffff, free key', uses: ['evm'], probe: { name: 'keyed eth_blockNumber on the attacked network', run: keyedBlockNumber } },
 ];
 
 export interface AttackFigures {
@@ -42,7 +48,7 @@ export interface AttackFigures {
   within2x: boolean;
   /** The machine's 1-minute load average when the attack's gateway started: other work on the shared cores. */
   loadAverage: number;
-  runs: Array<{ without: Figures; with: Figures; attacker: AttackerStats; gatewayRssMb: { before: number; peak: number }; keyedSocket?: string }>;
+  runs: Array<{ without: Figures; with: Figures; attacker: AttackerStats; gatewayRssMb: { before: number; peak: number }; probe?: string }>;
 }
 
 /** Ethereum Sepolia on the stub for the legitimate load; the ledger testnet and Ethereum mainnet on the sandbox. */
@@ -97,11 +103,22 @@ function keyedSocket(base: string, key: string): Promise<string> {
   });
 }
 
+/** Whether the legitimate key still gets eth_blockNumber answered on the network the attack aims at, and how fast. */
+async function keyedBlockNumber(base: string, key: string): Promise<string> {
+  const started = performance.now();
+  try {
+    await fetch(`${base}/ethereum/rpc`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: call('eth_blockNumber', []), signal: AbortSignal.timeout(5_000) }).then((r) => r.text());
+    return `answered in ${fmt(performance.now() - started)} ms`;
+  } catch {
+    return 'no answer in 5 s';
+  }
+}
+
 /** A run that got no answer at all waited the whole run: its p99 is at least that long. */
 const p99 = (f: Figures) => (f.total === 0 ? SECONDS * 1000 : f.p99);
 
 /** One run beside the attack: the attacker ramps up in its own process, then the legitimate load runs. */
-async function underAttack(kind: AttackKind, gw: Child, url: string, headers: Record<string, string>) {
+async function underAttack(kind: AttackKind, gw: Child, url: string, headers: Record<string, string>, probe?: Probe) {
   const job: AttackJob = { kind, base: gw.info.url, freeKey: gw.info.keys!.free, maxSeconds: SECONDS + 20 };
   const attacker = fork(fileURLToPath(new URL('./attacker.ts', import.meta.url)), [JSON.stringify(job)], { execArgv: ['--import', 'tsx'] });
   const messages: unknown[] = [];
@@ -116,15 +133,15 @@ async function underAttack(kind: AttackKind, gw: Child, url: string, headers: Re
   await next();
   let peak = rssOf(gw.pid);
   const sampler = setInterval(() => (peak = Math.max(peak, rssOf(gw.pid))), 200);
-  const [figures, probe] = await Promise.all([load(url, [call('eth_chainId', [])], headers, SECONDS, CONNECTIONS), kind === 'keylessSockets' ? keyedSocket(gw.info.url, headers['x-api-key']) : undefined]);
+  const [figures, probed] = await Promise.all([load(url, [call('eth_chainId', [])], headers, SECONDS, CONNECTIONS), probe?.run(gw.info.url, headers['x-api-key'])]);
   clearInterval(sampler);
   attacker.send('stop');
   const { stats } = (await next()) as { stats: AttackerStats };
   await exited;
-  return { figures, stats, rss: { before: mb(before), peak: mb(peak) }, probe };
+  return { figures, stats, rss: { before: mb(before), peak: mb(peak) }, probe: probe && `${probe.name}: ${probed}` };
 }
 
-async function measureAttack(kind: AttackKind, uses: Uses[], stub: Child): Promise<AttackFigures> {
+async function measureAttack({ kind, uses, probe }: (typeof ATTACKS)[number], stub: Child): Promise<AttackFigures> {
   const loadAverage = loadavg()[0];
   const gw = await gateway(chains(stub.info.url), 'memory', undefined, { plans: { free: defaultPlans().free }, sandbox: { enabled: true }, keys: { free: 'free' } });
   try {
@@ -135,8 +152,8 @@ async function measureAttack(kind: AttackKind, uses: Uses[], stub: Child): Promi
     const runs: AttackFigures['runs'] = [];
     for (let i = 0; i < RUNS; i++) {
       const without = await load(url, [call('eth_chainId', [])], headers, SECONDS, CONNECTIONS);
-      const attacked = await underAttack(kind, gw, url, headers);
-      runs.push({ without, with: attacked.figures, attacker: attacked.stats, gatewayRssMb: attacked.rss, keyedSocket: attacked.probe });
+      const attacked = await underAttack(kind, gw, url, headers, probe);
+      runs.push({ without, with: attacked.figures, attacker: attacked.stats, gatewayRssMb: attacked.rss, probe: attacked.probe });
       await settle(url, gw.info.key!);
     }
     const p99Without = median(runs.map((r) => p99(r.without)));
@@ -162,7 +179,7 @@ function describe(run: AttackFigures['runs'][number]): string {
     `attacker: ${fmt(a.sent)} sent, ${fmt(a.accepted)} accepted, ${fmt(a.refused)} refused, ${fmt(a.failed)} failed, ` +
     `${fmt(a.sent - a.accepted - a.refused - a.failed)} unanswered at the end, ${fmt(a.bytesSent / 1024)} KB sent, ` +
     `${fmt(a.bytesReceived / 1024)} KB received, ${fmt(a.socketsOpen)} sockets open at most${answers ? ` (${answers})` : ''}${a.note ? `; ${a.note}` : ''}; ` +
-    `gateway RSS ${run.gatewayRssMb.before} -> ${run.gatewayRssMb.peak} MB${run.keyedSocket ? `; keyed GraphQL WebSocket: ${run.keyedSocket}` : ''}` +
+    `gateway RSS ${run.gatewayRssMb.before} -> ${run.gatewayRssMb.peak} MB${run.probe ? `; ${run.probe}` : ''}` +
     `${lost > 0 ? `; legitimate load: ${fmt(run.with.non2xx)} non-2xx, ${fmt(run.with.errors)} errors` : ''}${none}`
   );
 }
@@ -172,9 +189,10 @@ export async function attacks(): Promise<Record<string, AttackFigures>> {
   const results: Record<string, AttackFigures> = {};
   const only = process.env.BENCH_ATTACKS?.split(',');
   try {
-    for (const { kind, name, uses } of ATTACKS.filter((a) => !only || only.includes(a.kind))) {
+    for (const attack of ATTACKS.filter((a) => !only || only.includes(a.kind))) {
+      const { kind, name } = attack;
       const started = performance.now();
-      const f = (results[kind] = await measureAttack(kind, uses, stub));
+      const f = (results[kind] = await measureAttack(attack, stub));
       console.log(
         `${name}: eth_chainId p99 ${fmt(f.p99Without, 2)} ms alone, ${fmt(f.p99With, 2)} ms under attack, ${fmt(f.ratio, 2)}x ` +
           `(runs ${fmt(f.ratioSpread[0], 2)}-${fmt(f.ratioSpread[1], 2)}x) ${f.within2x ? 'within' : 'NOT within'} 2x`,
