@@ -3,60 +3,40 @@
  * The load comes from a separate process (autocannon, fixed concurrency); each figure is the median of RUNS runs
  * after a warm-up. Nothing here asserts a time.
  */
-import { execFile, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { loadConfig } from '../src/config/load.js';
 import type { ConfigInput } from '../src/config/schema.js';
+import { attacks } from './attacks.js';
+import {
+  call,
+  child,
+  compile,
+  CONNECTIONS,
+  constantServer,
+  cpuMsOf,
+  evmChains,
+  fmt,
+  gateway,
+  load,
+  medians,
+  REDIS_URL,
+  REPO,
+  rssOf,
+  RUNS,
+  SECONDS,
+  WARMUP_SECONDS,
+  type Figures,
+} from './harness.js';
 import { measureKeyVerification } from './keysVerify.js';
 import { measureMethodPolicy } from './methodPolicy.js';
 import { describeUsagePageCost, measureUsagePage } from './usagePage.js';
 import { COUNT_PATH, LATEST_BLOCK } from './mirrorStub.js';
 import { officialRelayDir, startOfficialRelay } from './officialRelay.js';
 import { stopChild } from './stopChild.js';
-
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
-// Long enough for the JIT to settle: with 2 s the first gateway measured read about half its steady throughput.
-const WARMUP_SECONDS = 5;
-const RUNS = Number(process.env.BENCH_RUNS ?? 3);
-const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-interface Figures {
-  rps: number;
-  p50: number;
-  p99: number;
-  /** The slowest answer: with a closed-loop load a few stalled requests hide below p99, never below the maximum. */
-  max: number;
-  non2xx: number;
-  errors: number;
-  total: number;
-  /** CPU the load generator used, ms. */
-  cpuMs: number;
-  /** CPU per request of each process serving the target, and of the load generator, µs (when measured). */
-  cpuUs?: Record<string, number>;
-}
-
-const run = promisify(execFile);
-const worker = fileURLToPath(new URL('./loadWorker.ts', import.meta.url));
-
-async function load(url: string, bodies: string[], headers: Record<string, string> = {}, seconds = SECONDS): Promise<Figures> {
-  const jobFile = join(tmpdir(), `bench-job-${process.pid}.json`);
-  writeFileSync(jobFile, JSON.stringify({ url, bodies, headers, connections: CONNECTIONS, seconds }));
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', worker, jobFile], { maxBuffer: 16 << 20 });
-  return JSON.parse(stdout) as Figures;
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
-/** The median of each figure over several runs. */
-const medians = (runs: Figures[]): Figures => {
-  const pick = (k: Exclude<keyof Figures, 'cpuUs'>) => median(runs.map((r) => r[k]));
-  return { rps: pick('rps'), p50: pick('p50'), p99: pick('p99'), max: pick('max'), non2xx: pick('non2xx'), errors: pick('errors'), total: pick('total'), cpuMs: pick('cpuMs') };
-};
 
 /** Warm-up, then RUNS measured runs; medians of each figure. */
 async function measure(url: string, bodies: string[], headers: Record<string, string> = {}, warmup = true): Promise<Figures> {
@@ -99,47 +79,8 @@ async function measureInterleaved(
   });
 }
 
-/** A child process running a bench script that prints one JSON line when ready. */
-interface Child {
-  info: { url: string; metricsUrl?: string; key?: string; error?: string; keyStoreHeapBytes?: number };
-  pid: number;
-  stop(): Promise<void>;
-}
 
-/** A bench script run through tsx, or (`compiled`) a JavaScript file run by plain node as `npm start` runs the gateway. */
-async function child(script: string, args: string[], compiled = false): Promise<Child> {
-  const argv = compiled ? [...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean), '--expose-gc', fileURLToPath(new URL(script, import.meta.url))] : ['--import', 'tsx', fileURLToPath(new URL(script, import.meta.url))];
-  const proc = spawn(process.execPath, [...argv, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const info = await new Promise<Child['info']>((resolve, reject) => {
-    let buffered = '';
-    proc.stdout.on('data', (chunk) => {
-      buffered += chunk;
-      const line = buffered.indexOf('\n');
-      if (line >= 0) resolve(JSON.parse(buffered.slice(0, line)));
-    });
-    proc.once('exit', (code) => reject(new Error(`${script} exited with ${code} before it was ready`)));
-  });
-  return {
-    info,
-    pid: proc.pid!,
-    stop: stopChild(proc),
-  };
-}
 
-/** Answers eth_chainId (the gateway's start-up check) with `chainId`, everything else with `body`. */
-const constantServer = (body: string, chainId = '0x1') => child('./stubServer.ts', ['constant', body, chainId]);
-const REPO = fileURLToPath(new URL('..', import.meta.url));
-/** Each gateway has the embedded key store `npm start` uses, in a directory of its own. */
-const gateway = (chains: ConfigInput['chains'], limiter: 'off' | 'memory' | 'redis' = 'memory', upstreamHealth?: ConfigInput['upstreamHealth']) => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'bench-keys-'));
-  return child('./.build/bench/gatewayServer.js', [JSON.stringify({ chains, limiter, redisUrl: REDIS_URL, dataDir, upstreamHealth })], true);
-};
-
-/** The gateway and the bench's copy of it, compiled as `npm start` compiles it (a no-op when nothing changed). */
-async function compile(): Promise<void> {
-  const tsc = join(REPO, 'node_modules/typescript/bin/tsc');
-  for (const project of ['tsconfig.build.json', 'tsconfig.bench.json']) await run(process.execPath, [tsc, '-b', join(REPO, project)], { cwd: REPO });
-}
 
 /** A Prometheus sample's value from a gateway's /metrics (summed over label sets). */
 async function metric(baseUrl: string, name: string): Promise<number> {
@@ -183,25 +124,11 @@ async function startedGatewayMemory(): Promise<{ idleRss: number; sandboxRss: nu
   }
 }
 
-/** CPU time a process has used (user and system), from /proc (Linux), in ms. */
-function cpuMsOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-}
-
-/** Resident memory of a process, from /proc (Linux), in bytes. */
-function rssOf(pid: number): number {
-  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-  return Number(kb ?? 0) * 1024;
-}
 
 async function mirrorRequests(mirrorUrl: string): Promise<number> {
   return Number(await (await fetch(new URL(COUNT_PATH, mirrorUrl))).text());
 }
 
-const evmChains = (upstream: string): ConfigInput['chains'] => ({
-  ethereum: { displayName: 'Ethereum', networks: { mainnet: { chainId: 1, upstreams: [upstream] }, sepolia: { chainId: 11155111, upstreams: [upstream] } } },
-});
 const ledgerChains = (mirrorUrl: string): ConfigInput['chains'] => ({
   hedera: {
     kind: 'ledger',
@@ -213,7 +140,6 @@ const ledgerChains = (mirrorUrl: string): ConfigInput['chains'] => ({
   },
 });
 
-const call = (method: string, params: unknown[], id: number | string = 1) => JSON.stringify({ jsonrpc: '2.0', id, method, params });
 
 /** The official relay's production mix, spread over many blocks, as a shuffled list every connection cycles through. */
 function relayMix(size = 2_000): string[] {
@@ -261,7 +187,6 @@ async function fillReadCache(url: string, headers: Record<string, string>, metri
   return held;
 }
 
-const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
 const mb1 = (bytes: number) => Math.round(bytes / 1024 / 102.4) / 10;
 
@@ -327,6 +252,15 @@ async function main() {
   const chainIdBody = call('eth_chainId', []);
 
   const only = process.env.BENCH_ONLY;
+  // Abuse resistance: keyed eth_chainId beside each attack of the review. BENCH_ONLY=attacks runs just this and adds
+  // its figures to the last full run's results.
+  if (!only || only === 'attacks') {
+    results.attacks = await attacks();
+    if (only === 'attacks') {
+      writeResults({ ...readResults(), attacks: results.attacks });
+      return;
+    }
+  }
   // EVM upstreams: p99 with one of two upstreams stalling 20% of its answers for 1 s, hedging off and on (gateways
   // measured in alternation); and what the method policy adds per call. BENCH_ONLY=evm runs just these.
   if (!only || only === 'evm') {
@@ -600,11 +534,20 @@ async function main() {
     `key verification (${verification.store} store): ${us(verification.warmNs)} per request with a warm cache ` +
       `(${fmt(verification.warmNs / verification.hashNs, 1)}x the key's SHA-256, ${us(verification.hashNs)}); a cold store look-up ${us(verification.coldNs)}`,
   );
-  mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
-  const out = new URL('./results/latest.json', import.meta.url);
-  writeFileSync(out, JSON.stringify(results, null, 2));
   console.log(describeUsagePageCost(usagePageCost));
-  console.log(`figures written to ${fileURLToPath(out)}`);
+  writeResults(results);
+}
+
+const RESULTS = new URL('./results/latest.json', import.meta.url);
+
+function readResults(): Record<string, unknown> {
+  return existsSync(RESULTS) ? (JSON.parse(readFileSync(RESULTS, 'utf8')) as Record<string, unknown>) : {};
+}
+
+function writeResults(results: Record<string, unknown>): void {
+  mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
+  writeFileSync(RESULTS, JSON.stringify(results, null, 2));
+  console.log(`figures written to ${fileURLToPath(RESULTS)}`);
 }
 
 await main();
