@@ -120,6 +120,9 @@ export class Edge {
         return;
       }
       if (!handler.takesHeaders) ctx.headers.applyTo(res);
+      // Refused before its body was read (no key, no budget): the connection closes after the answer rather than stay
+      // open to drain the rest of a body nobody will read.
+      if (!req.complete) res.setHeader('connection', 'close');
       handler.renderError(gatewayError, ctx);
     });
   };
