@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Config, LedgerConfig } from './config/schema.js';
 import { Edge } from './edge/edge.js';
 import { createOps, type ReadinessCheck } from './edge/ops.js';
 import { PrivateListener, privatePort } from './edge/privateListener.js';
+import { createPublicServer } from './edge/publicServer.js';
 import { OPS_PATHS, Router, type ApiKind, type NetworkRef } from './edge/route.js';
 import type { ApiHandler } from './edge/types.js';
 import type { NetworkUpstreams, UpstreamResolver } from './edge/upstreams.js';
@@ -98,7 +98,7 @@ export async function startGateway(config: Config, opts: GatewayOptions = {}): P
   const backends = new Backends(config, upstreams, local, logger, filters);
   backends.checkConfiguredUpstreams(router.networks());
 
-  const server = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 120_000 });
+  const server = createPublicServer(config.server);
   server.listen(config.server.port, config.server.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);

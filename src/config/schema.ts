@@ -133,6 +133,44 @@ export const configSchema = z.object({
         .describe('Legacy domain suffixes of the ledger hosts {mainnet|testnet}.hedera.api.<suffix>'),
       appUrl: url.optional().describe('Public URL of the app host (key page); derived from the service domain when absent (env APP_URL)'),
       bodyLimitBytes: z.number().int().positive().default(5 * 1024 * 1024).describe('Largest request body'),
+      keylessBodyLimitBytes: z
+        .number()
+        .int()
+        .positive()
+        .default(16 * 1024)
+        .describe('Largest body of a request without an API key (MCP without a key, the key and usage forms): such a body is read before anyone is known'),
+      keylessBodyTimeoutMs: z
+        .number()
+        .int()
+        .positive()
+        .default(10_000)
+        .describe('How long the body of a request without an API key may take to arrive; a slower one is answered 408'),
+      headersTimeoutMs: z
+        .number()
+        .int()
+        .positive()
+        .default(10_000)
+        .describe('How long a client may take to send a request\'s headers; a slower one is answered 408 and its connection closed'),
+      requestTimeoutMs: z
+        .number()
+        .int()
+        .positive()
+        .default(30_000)
+        .describe('How long a client may take to send a whole request, headers and body (at least headersTimeoutMs); a slower one is answered 408'),
+      keepAliveTimeoutMs: z
+        .number()
+        .int()
+        .positive()
+        .default(65_000)
+        .describe('How long an idle keep-alive connection stays open; above the 60 s idle timeout of common load balancers, so they close first and never reuse a connection the gateway is closing'),
+      maxConnectionsPerClient: z
+        .number()
+        .int()
+        .min(0)
+        .default(256)
+        .describe(
+          'Open TCP connections one remote address may hold on the public listener (0: no bound); more are answered 429 and closed. Counted by connection address: behind a proxy that is the proxy\'s, so raise it there',
+        ),
       maxBatchSize: z.number().int().positive().default(1000).describe('Most calls in one JSON-RPC batch'),
       upstreamTimeoutMs: z.number().int().positive().default(10_000).describe('Timeout of one upstream attempt'),
       upstreamConnections: z
@@ -183,6 +221,14 @@ export const configSchema = z.object({
         .positive()
         .default(1_000)
         .describe('WebSockets that may be open before authenticating, per instance; further handshakes are refused with 503'),
+      wsMaxUnauthenticatedPerClient: z
+        .number()
+        .int()
+        .positive()
+        .default(16)
+        .describe(
+          'WebSockets one client address may have open before authenticating, per instance; further handshakes are refused with 429. The last quarter of wsMaxUnauthenticated is kept for addresses that have none waiting',
+        ),
       wsAuthTimeoutMs: z.number().int().positive().default(10_000).describe('How long a WebSocket may stay open without authenticating'),
       clientIpHeader: z
         .string()
@@ -206,6 +252,7 @@ export const configSchema = z.object({
           'Bytes a WebSocket (JSON-RPC or GraphQL) may have waiting to be sent, and a GraphQL socket waiting for its upstream to open; a slower reader is closed with code 4008',
         ),
     })
+    .refine((s) => s.headersTimeoutMs <= s.requestTimeoutMs, { message: 'headersTimeoutMs may not exceed requestTimeoutMs', path: ['headersTimeoutMs'] })
     .prefault({}),
   chains: z.record(z.string().regex(/^[a-z0-9]+$/, 'chain names are lower-case letters and digits'), chainSchema),
   plans: z.record(z.string(), planSchema),
@@ -273,6 +320,13 @@ export const configSchema = z.object({
       redisFailure: z.enum(['fail-open', 'fail-closed']).default('fail-open').describe('What to do while Redis is unreachable'),
       relayPhase: z.enum(['beta', 'ga']).default('ga').describe('Who may use the ledger /rpc: relay_beta keys, or paid plans'),
       relayPlans: z.array(z.string()).default(['developer', 'startup', 'premium', 'enterprise']).describe('Plans that include the ledger /rpc when relayPhase is ga'),
+      keylessPerSecond: z
+        .number()
+        .positive()
+        .default(10)
+        .describe(
+          'Requests without an API key one client address may make per second, a second\'s worth at once (MCP without a key, each message of a batch counting one; the key and usage pages; WebSocket handshakes that authenticate later); per instance, answered 429 beyond it',
+        ),
       writesPerSecond: z
         .number()
         .positive()

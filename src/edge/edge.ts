@@ -6,14 +6,16 @@ import type { Config } from '../config/schema.js';
 import { GatewayError, isGatewayError } from '../errors.js';
 import { extractKey } from '../keys/extract.js';
 import type { KeyVerifier } from '../keys/types.js';
+import { ClientBudget } from '../limits/clientBudget.js';
 import { refusalError, rateLimitHeaders } from '../limits/headers.js';
 import { countRefusal } from '../limits/metrics.js';
 import { checkRelayAccess } from '../limits/relayAccess.js';
 import type { LimitDecision, Limiter } from '../limits/types.js';
 import { logRequest } from '../log.js';
 import { observeRequest } from '../metrics.js';
-import { bodyTooLarge, readBody } from './body.js';
-import { writeJsonError } from './plainError.js';
+import { readBody } from './body.js';
+import { clientAddress } from './clientAddress.js';
+import { rawJsonError, writeJsonError } from './plainError.js';
 import { ResponseHeaders } from './responseHeaders.js';
 import { redactPath, type ApiKind, type Route, type Router } from './route.js';
 import { SocketGate } from './sockets.js';
@@ -26,6 +28,8 @@ export interface EdgeOptions {
   limiter: Limiter;
   handlers: Partial<Record<ApiKind, ApiHandler>>;
   logger: Logger;
+  /** Clock of the keyless budget, in ms; tests inject one. */
+  now?: () => number;
 }
 
 /** APIs a browser app may call from another origin; their answers carry permissive CORS headers. */
@@ -56,15 +60,20 @@ export class Edge {
   private idleWaiters: Array<() => void> = [];
 
   private readonly sockets: SocketGate;
+  /** Requests without a key, per client address: whoever sends them is not known, so their address pays. */
+  private readonly keyless: ClientBudget;
 
   constructor(private readonly opts: EdgeOptions) {
-    const { server, keys } = opts.config;
+    const { server, keys, limits } = opts.config;
+    this.keyless = new ClientBudget({ perSecond: limits.keylessPerSecond, now: opts.now });
     this.sockets = new SocketGate({
       maxPayloadBytes: server.wsMaxPayloadBytes,
       maxUnauthenticated: server.wsMaxUnauthenticated,
+      maxUnauthenticatedPerClient: server.wsMaxUnauthenticatedPerClient,
       authTimeoutMs: server.wsAuthTimeoutMs,
       keyCheckMs: keys.cacheTtlMs,
       authenticate: (req, route, messageKey) => this.authenticate(req, route, messageKey),
+      chargeKeyless: (req) => this.chargeKeyless(req, 1),
       charge: async (caller, cost, route) => void (await this.charge(caller, cost, route)),
     });
   }
@@ -74,7 +83,7 @@ export class Edge {
   }
 
   readonly handle = (req: IncomingMessage, res: ServerResponse): void => {
-    const ctx = new RequestContext(req, res, requestIdOf(req), this.opts.config.server.bodyLimitBytes);
+    const ctx = new RequestContext(req, res, requestIdOf(req), this.opts.config.server);
     this.inFlight++;
     res.once('close', () => {
       this.inFlight--;
@@ -110,6 +119,9 @@ export class Edge {
         return;
       }
       if (!handler.takesHeaders) ctx.headers.applyTo(res);
+      // Refused before its body was read (no key, no budget): the connection closes after the answer rather than stay
+      // open to drain the rest of a body nobody will read.
+      if (!req.complete) res.setHeader('connection', 'close');
       handler.renderError(gatewayError, ctx);
     });
   };
@@ -150,25 +162,35 @@ export class Edge {
   /**
    * The one admission point: the handler's screen, then the key from a header or the path (verified and checked
    * against the plan before any body is read), then the declared cost (from the body when it depends on it), charged
-   * before the handler runs.
+   * before the handler runs. Without a key the client address pays, one request before any body is read and the
+   * rest of the cost (at least one in all) once it is known.
    */
   private async admitThenHandle(handler: ApiHandler, ctx: RequestContext): Promise<void> {
     if (this.draining) throw new GatewayError('SHUTTING_DOWN');
     if (ctx.route.unsafePath) throw new GatewayError('PATH_REFUSED');
     handler.screen?.(ctx);
     const admission = handler.admission;
-    if (admission.key !== 'none') {
+    if (admission.key === 'none') {
+      if (!admission.unmetered) this.chargeKeyless(ctx.req, 1);
+    } else {
       const caller = await this.authenticate(ctx.req, ctx.route, undefined, ctx.fields);
       if (!caller && admission.key === 'required') throw new GatewayError('KEY_MISSING');
-      const cost = 'cost' in admission ? admission.cost : admission.costOfBody(await this.readBodyOnce(ctx, admission.bodyLimit), ctx, caller);
-      if (caller) {
-        // Nothing to charge (the key owner's usage report): the key is verified, the budget untouched.
-        if (cost > 0) ctx.headers.setAll(rateLimitHeaders(await this.charge(caller, cost, ctx.route)));
-        ctx.caller = caller;
-      }
+      // Set before the body is read: its limit and timeout depend on whether anyone is known.
+      ctx.caller = caller;
+      if (!caller) this.chargeKeyless(ctx.req, 1);
+      const cost = 'cost' in admission ? admission.cost : admission.costOfBody(await ctx.readBody(admission.bodyLimit), ctx, caller);
+      // Nothing to charge (the key owner's usage report): the key is verified, the budget untouched.
+      if (caller && cost > 0) ctx.headers.setAll(rateLimitHeaders(await this.charge(caller, cost, ctx.route)));
+      if (!caller && cost > 1) this.chargeKeyless(ctx.req, cost, 1);
     }
     if (!handler.takesHeaders) ctx.headers.applyTo(ctx.res);
     await handler.handle(ctx);
+  }
+
+  private chargeKeyless(req: IncomingMessage, cost: number, prepaid = 0): string {
+    const client = clientAddress(req, this.opts.config.server.clientIpHeader);
+    this.keyless.charge(client, cost, prepaid);
+    return client;
   }
 
   /** A request no route takes (unknown host, network or path): in the conventions of the API its path names, else plain JSON. */
@@ -185,15 +207,7 @@ export class Edge {
     // The route is the handler's only: the request's log line and metrics count it as routed nowhere.
     const { req, res, requestId, headers } = ctx;
     const route = { api, apiPath: '', publicPrefix: '' };
-    handler.renderError(err, { req, res, route, requestId, headers, readBody: () => ctx.readBody(), annotate: (fields) => ctx.annotate(fields) });
-  }
-
-  /** The body under the handler's own limit, when it sets one below the gateway's. */
-  private async readBodyOnce(ctx: RequestContext, limit: number | undefined): Promise<Buffer> {
-    if (limit !== undefined && Number(ctx.req.headers['content-length']) > limit) throw bodyTooLarge(ctx.req, limit);
-    const body = await ctx.readBody();
-    if (limit !== undefined && body.length > limit) throw bodyTooLarge(ctx.req, limit);
-    return body;
+    handler.renderError(err, { req, res, route, requestId, headers, readBody: (limit) => ctx.readBody(limit), annotate: (fields) => ctx.annotate(fields) });
   }
 
   /** The caller of a header, path or (WebSocket) message key, verified and checked against the plan; undefined without a key. */
@@ -261,13 +275,17 @@ class RequestContext implements ApiContext {
     readonly req: IncomingMessage,
     readonly res: ServerResponse,
     readonly requestId: string,
-    private readonly bodyLimit: number,
+    private readonly bounds: Config['server'],
   ) {
     this.headers = new ResponseHeaders(['x-request-id', requestId]);
   }
 
-  readBody(): Promise<Buffer> {
-    return (this.body ??= readBody(this.req, this.bodyLimit));
+  /** A body read before anyone is known is held to the small keyless limit and timeout; a caller's to the gateway's limit. */
+  readBody(limit = Infinity): Promise<Buffer> {
+    const { bodyLimitBytes, keylessBodyLimitBytes, keylessBodyTimeoutMs } = this.bounds;
+    return (this.body ??= this.caller
+      ? readBody(this.req, Math.min(limit, bodyLimitBytes))
+      : readBody(this.req, Math.min(limit, keylessBodyLimitBytes), keylessBodyTimeoutMs));
   }
 
   annotate(fields: Record<string, unknown>): void {
@@ -287,9 +305,5 @@ function asGatewayError(err: unknown, logger: Logger, requestId: string): Gatewa
 }
 
 function rejectUpgrade(socket: Duplex, err: GatewayError): void {
-  const body = JSON.stringify({ error: { code: err.entry.graphql, message: err.message } });
-  const headers = Object.entries(err.headers ?? {}).map(([h, v]) => `${h}: ${v}\r\n`).join('');
-  socket.end(
-    `HTTP/1.1 ${err.http} ${err.http === 200 ? 'OK' : 'Error'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${headers}connection: close\r\n\r\n${body}`,
-  );
+  socket.end(rawJsonError(err));
 }

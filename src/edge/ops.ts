@@ -79,7 +79,7 @@ export function createOps(opts: OpsOptions): { publicHandler: ApiHandler; privat
 
   return {
     publicHandler: {
-      admission: { key: 'none' },
+      admission: { key: 'none', unmetered: true },
       handle: ({ req, res, route }) => serve(req, res, route.apiPath, bearsToken(req)),
       renderError(err, { res }) {
         writeJsonError(res, err);

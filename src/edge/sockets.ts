@@ -9,17 +9,21 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import WebSocket, { WebSocketServer } from 'ws';
 import { GatewayError, isGatewayError } from '../errors.js';
+import { PendingSockets } from './pendingSockets.js';
 import type { Route } from './route.js';
 import type { Caller, SocketEndpoint, SocketMessage, SocketSession } from './types.js';
 
 export interface SocketGateOptions {
   maxPayloadBytes: number;
   maxUnauthenticated: number;
+  maxUnauthenticatedPerClient: number;
   authTimeoutMs: number;
   /** How often an open socket's key is verified again; with the verifier's cache this bounds revocation and plan changes. */
   keyCheckMs: number;
   /** Verifies the key sent in the handshake or `messageKey` and checks the plan; throws a GatewayError. */
   authenticate(req: IncomingMessage, route: Route, messageKey?: string): Promise<Caller | undefined>;
+  /** Charges a handshake without a key to its client address's budget (throws a 429); returns that address. */
+  chargeKeyless(req: IncomingMessage): string;
   /** Charges `cost` requests to the caller; throws a GatewayError on refusal. */
   charge(caller: Caller, cost: number, route: Route): Promise<void>;
 }
@@ -30,9 +34,10 @@ const SHUTDOWN_CLOSE_MS = 2_000;
 export class SocketGate {
   private readonly wss: WebSocketServer;
   private readonly protocols = new WeakMap<IncomingMessage, string>();
-  private unauthenticated = 0;
+  private readonly pending: PendingSockets;
 
   constructor(private readonly opts: SocketGateOptions) {
+    this.pending = new PendingSockets(opts.maxUnauthenticated, opts.maxUnauthenticatedPerClient, opts.authTimeoutMs);
     this.wss = new WebSocketServer({
       noServer: true,
       maxPayload: opts.maxPayloadBytes,
@@ -40,20 +45,24 @@ export class SocketGate {
     });
   }
 
-  /** Handshake: the subprotocol, the handshake's key (refused at the HTTP level when bad), the pending cap. */
+  /** Handshake: the subprotocol, the handshake's key (refused at the HTTP level when bad), else the client's budget and pending slots. */
   async accept(endpoint: SocketEndpoint, req: IncomingMessage, socket: Duplex, head: Buffer, route: Route, requestId: string): Promise<void> {
     const offered = new Set(String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim()).filter(Boolean));
     const protocol = endpoint.pickProtocol(offered);
     if (protocol === undefined) throw new GatewayError('BAD_REQUEST', 'offer a WebSocket subprotocol this endpoint speaks');
     const caller = await this.opts.authenticate(req, route);
-    if (!caller && this.unauthenticated >= this.opts.maxUnauthenticated) throw new GatewayError('SOCKETS_BUSY');
+    const releasePending = caller ? undefined : this.pending.take(this.opts.chargeKeyless(req));
     if (protocol) this.protocols.set(req, protocol);
-    if (!caller) this.unauthenticated++;
+    let opened = false;
     this.wss.handleUpgrade(req, socket, head, (ws) => {
-      const session = new GatedSession(ws, req, route, requestId, endpoint, this.opts, caller, () => this.unauthenticated--);
+      opened = true;
+      const session = new GatedSession(ws, req, route, requestId, endpoint, this.opts, caller, releasePending);
       endpoint.open(session);
       session.start();
     });
+    // ws answers the upgrade at once or aborts it (the client left while its key was verified, a bad handshake)
+    // without calling back: an aborted one's slot is free again.
+    if (!opened) releasePending?.();
   }
 
   async close(): Promise<void> {

@@ -27,8 +27,12 @@ export interface ApiContext {
    * unless it `takesHeaders`: then it writes them itself, with its own, in one `writeHead(status, headers.with(...))`.
    */
   headers: ResponseHeaders;
-  /** The body up to the configured limit (read once: the edge may already have read it to price the request); 413 past it. */
-  readBody(): Promise<Buffer>;
+  /**
+   * The body up to `limit` or the configured limit, whichever is lower (read once: the edge may already have read it to
+   * price the request); 413 past it. Without a caller the configured limit is the small keyless one, and the body
+   * must arrive within the keyless timeout (408).
+   */
+  readBody(limit?: number): Promise<Buffer>;
   /** Adds fields to this request's log line (never a key). */
   annotate(fields: Record<string, unknown>): void;
   /**
@@ -44,14 +48,18 @@ export interface ApiContext {
  * a request that must carry a key and has none is refused without reading its body.
  */
 export type Admission =
-  /** Public pages that take no key (key page, health). */
-  | { key: 'none' }
-  /** `cost` requests charged before the body is read. */
+  /**
+   * Public pages that take no key (key page, health): one request charged to the client address's keyless budget,
+   * unless `unmetered` (health checks, which load balancers poll from a few addresses).
+   */
+  | { key: 'none'; unmetered?: true }
+  /** `cost` requests charged before the body is read; without a key, to the client address (at least one). */
   | { key: 'required' | 'optional'; cost: number }
   /**
    * Priced from the body, read after authentication (one per call of a JSON-RPC batch), with the caller whose plan
-   * may bound it (undefined under `optional` without a key). `bodyLimit` may lower the gateway's limit. Throws a
-   * GatewayError for a body that cannot be priced or that the plan refuses; nothing is charged then.
+   * may bound it (undefined under `optional` without a key); without a key, charged to the client address, whose body
+   * is held to the keyless limit. `bodyLimit` may lower the gateway's limit. Throws a GatewayError for a body that
+   * cannot be priced or that the plan refuses; nothing is charged to a key then.
    */
   | { key: 'required' | 'optional'; costOfBody(body: Buffer, ctx: ApiContext, caller: Caller | undefined): number; bodyLimit?: number };
 

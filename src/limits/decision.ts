@@ -30,6 +30,6 @@ export function burstRefusal(cost: number, perSecond: number, reason: LimitReaso
     remaining: 0,
     resetSeconds: 1,
     retryAfterSeconds: 1,
-    detail: `${cost} calls in one request exceed the plan's burst of ${Math.max(1, Math.floor(perSecond))}; send smaller batches`,
+    detail: `${cost} calls in one request exceed the ${reason === 'keyless' ? 'burst allowed without an API key' : "plan's burst"} of ${Math.max(1, Math.floor(perSecond))}; send smaller batches`,
   };
 }

@@ -12,7 +12,7 @@ export function rateLimitHeaders(decision: LimitDecision): Record<string, string
   return headers;
 }
 
-const ERROR_OF = { rate: 'RATE_LIMITED', quota: 'QUOTA_EXHAUSTED', writes: 'WRITES_LIMITED' } as const satisfies Record<LimitReason, string>;
+const ERROR_OF = { rate: 'RATE_LIMITED', quota: 'QUOTA_EXHAUSTED', writes: 'WRITES_LIMITED', keyless: 'KEYLESS_LIMITED' } as const satisfies Record<LimitReason, string>;
 
 /** The catalogue error of a refused decision, carrying its headers so every API's renderer sends them. */
 export function refusalError(decision: LimitDecision): GatewayError {

@@ -3,11 +3,11 @@ import { HotHistogram } from '../hotMetrics.js';
 import { registry } from '../metrics.js';
 
 /** Labels are a reason or a backend name, never a key or key id. */
-export type RefusalReason = 'rate' | 'quota' | 'plan' | 'writes';
+export type RefusalReason = 'rate' | 'quota' | 'plan' | 'writes' | 'keyless';
 
 export const limitRefusals = new Counter({
   name: 'gateway_limit_refusals_total',
-  help: 'Requests refused by the limits: rate (budget), quota (monthly), plan (API or relay not included), writes',
+  help: 'Requests refused by the limits: rate (budget), quota (monthly), plan (API or relay not included), writes, keyless (per-address budget without a key)',
   labelNames: ['reason'] as const,
   registers: [registry],
 });

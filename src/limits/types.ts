@@ -1,6 +1,7 @@
 import type { VerifiedKey } from '../keys/types.js';
 
-export type LimitReason = 'rate' | 'quota' | 'writes';
+/** `keyless`: the per-address budget of requests that carry no key. */
+export type LimitReason = 'rate' | 'quota' | 'writes' | 'keyless';
 
 export interface LimitDecision {
   allowed: boolean;
@@ -13,7 +14,7 @@ export interface LimitDecision {
   resetSeconds: number;
   /** Retry-After, when refused. */
   retryAfterSeconds?: number;
-  /** Why a refusal will not go away by waiting (a batch larger than the plan's burst). */
+  /** Why a refusal will not go away by waiting (a batch larger than the burst). */
   detail?: string;
 }
 

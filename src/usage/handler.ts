@@ -30,8 +30,7 @@ export function createUsageHandler(opts: UsageHandlerOptions): ApiHandler {
       if (!String(ctx.req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) {
         throw new GatewayError('UNSUPPORTED_MEDIA', `submit the form on ${PAGE_PATH}`);
       }
-      const body = await ctx.readBody();
-      if (body.length > FORM_LIMIT) throw new GatewayError('BODY_TOO_LARGE');
+      const body = await ctx.readBody(FORM_LIMIT);
       const typed = (new URLSearchParams(body.toString('utf8')).get('key') ?? '').trim();
       if (!typed) {
         send(ctx.res, 400, usageFormPage('Type your API key.'));

@@ -83,3 +83,110 @@ describe('WebSocket gate at the edge', () => {
     for (const ws of waiting) ws.terminate();
   });
 });
+
+/** A handshake's outcome: the open socket, or the refusal's status and Retry-After. */
+function attempt(url: string, headers: Record<string, string> = {}): Promise<WebSocket | { status: number; retryAfter?: string }> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { headers });
+    ws.once('open', () => resolve(ws));
+    ws.once('unexpected-response', (_req, res) => resolve({ status: res.statusCode!, retryAfter: res.headers['retry-after'] }));
+    ws.once('error', reject);
+  });
+}
+
+/** Handshakes from `address` until one is refused or `tries` are open. */
+async function fill(url: string, address: string, tries: number) {
+  const opened: WebSocket[] = [];
+  const refusals: Array<{ status: number; retryAfter?: string }> = [];
+  for (let i = 0; i < tries; i++) {
+    const outcome = await attempt(url, { 'x-forwarded-for': address });
+    if (outcome instanceof WebSocket) opened.push(outcome);
+    else refusals.push(outcome);
+  }
+  return { opened, refusals };
+}
+
+/** A handshake that succeeds once the gateway has seen a socket of the address close (which it learns a moment later). */
+async function openOnceFreed(url: string, address: string): Promise<WebSocket> {
+  for (let i = 0; i < 100; i++) {
+    const outcome = await attempt(url, { 'x-forwarded-for': address });
+    if (outcome instanceof WebSocket) return outcome;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`no slot was freed for ${address}`);
+}
+
+const authenticated = async (ws: WebSocket, key: string) => {
+  ws.send(JSON.stringify({ key }));
+  return String(await new Promise((resolve) => ws.once('message', resolve)));
+};
+
+describe('WebSocket slots waiting to authenticate, per client address', () => {
+  /** Eight slots in all, two per address (told apart by X-Forwarded-For, as a proxy in front would set it). */
+  const perClientGate = () =>
+    startTestEdge(
+      { rest: echo },
+      { overrides: { server: { clientIpHeader: 'x-forwarded-for', wsMaxUnauthenticated: 8, wsMaxUnauthenticatedPerClient: 2, wsAuthTimeoutMs: 600_000 } } },
+    );
+  let edge: TestEdge;
+  let url: string;
+  let key: string;
+  beforeEach(async () => {
+    edge = await perClientGate();
+    url = `${edge.url.replace('http', 'ws')}/hedera-testnet/api/v1/stream`;
+    key = (await edge.addKey('enterprise')).raw;
+  });
+  afterEach(() => edge.close());
+
+  it('keeps one address from holding the slots others need to authenticate in their first message', async () => {
+    const attacker = await fill(url, '198.51.100.1', 8);
+    expect(attacker.opened).to.have.length(2);
+    expect(attacker.refusals).to.have.length(6);
+    expect(attacker.refusals.every((r) => r.status === 429 && r.retryAfter === '600')).to.equal(true);
+
+    const other = await attempt(url, { 'x-forwarded-for': '198.51.100.2' });
+    expect(other).to.be.instanceOf(WebSocket);
+    expect(await authenticated(other as WebSocket, key)).to.equal(JSON.stringify({ key }));
+    const keyed = await attempt(url, { 'x-forwarded-for': '198.51.100.1', 'x-api-key': key });
+    expect(keyed, 'a key in the handshake takes no slot').to.be.instanceOf(WebSocket);
+
+    // The address gets a slot back when one of its sockets authenticates, and when one closes.
+    await authenticated(attacker.opened[0], key);
+    const afterAuth = await attempt(url, { 'x-forwarded-for': '198.51.100.1' });
+    expect(afterAuth).to.be.instanceOf(WebSocket);
+    expect(await attempt(url, { 'x-forwarded-for': '198.51.100.1' })).to.deep.include({ status: 429 });
+    attacker.opened[1].terminate();
+    const afterClose = await openOnceFreed(url, '198.51.100.1');
+    for (const ws of [...attacker.opened, other as WebSocket, keyed as WebSocket, afterAuth as WebSocket, afterClose]) ws.terminate();
+  });
+
+  it('keeps the last quarter of the slots for addresses that have none waiting', async () => {
+    for (const address of ['203.0.113.1', '203.0.113.2', '203.0.113.3']) expect((await fill(url, address, 2)).opened).to.have.length(2);
+    // Six of eight are taken: an address with one waiting may not take a seventh, a new address may.
+    const fourth = await fill(url, '203.0.113.4', 2);
+    expect(fourth.opened).to.have.length(1);
+    expect(fourth.refusals).to.deep.equal([{ status: 429, retryAfter: '600' }]);
+    expect((await fill(url, '203.0.113.5', 1)).opened).to.have.length(1);
+    expect((await fill(url, '203.0.113.6', 1)).refusals, 'all eight are taken').to.deep.equal([{ status: 503, retryAfter: undefined }]);
+  });
+});
+
+describe('WebSocket handshakes without a key', () => {
+  it('are charged to the address\'s keyless budget and refused with 429 once it is spent; a keyed one is not', async () => {
+    const frozen = Date.now();
+    const edge = await startTestEdge({ rest: echo }, { overrides: { limits: { keylessPerSecond: 2 } }, now: () => frozen });
+    try {
+      const url = `${edge.url.replace('http', 'ws')}/hedera-testnet/api/v1/stream`;
+      const { raw } = await edge.addKey('enterprise');
+      const outcomes = [await attempt(url), await attempt(url), await attempt(url)];
+      expect(outcomes.slice(0, 2).every((o) => o instanceof WebSocket)).to.equal(true);
+      expect(outcomes[2]).to.deep.include({ status: 429 });
+      expect(Number((outcomes[2] as { retryAfter: string }).retryAfter)).to.be.greaterThan(0);
+      const keyed = await attempt(url, { 'x-api-key': raw });
+      expect(keyed).to.be.instanceOf(WebSocket);
+      for (const o of [...outcomes, keyed]) if (o instanceof WebSocket) o.terminate();
+    } finally {
+      await edge.close();
+    }
+  });
+});

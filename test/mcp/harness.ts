@@ -1,4 +1,5 @@
 import http from 'node:http';
+import type { ConfigInput } from '../../src/config/schema.js';
 import { createMcpHandler } from '../../src/mcp/handler.js';
 import { startTestEdge } from '../support/edge.js';
 
@@ -15,9 +16,9 @@ export interface Harness {
 
 /**
  * The MCP handler alone behind the real edge on loopback, with a free-plan key whose per-second budget (10) does not
- * refill: the limiter's clock stands still. For what does not need the gateway's other APIs.
+ * refill: the clock of the limiter and of the keyless budget stands still. For what does not need the gateway's other APIs.
  */
-export async function startHarness(opts: { bodyLimitBytes?: number; allowedHosts?: string[] } = {}): Promise<Harness> {
+export async function startHarness(opts: { bodyLimitBytes?: number; allowedHosts?: string[]; overrides?: Partial<ConfigInput> } = {}): Promise<Harness> {
   let url = '';
   const frozen = Date.now();
   const edge = await startTestEdge(
@@ -31,7 +32,7 @@ export async function startHarness(opts: { bodyLimitBytes?: number; allowedHosts
         bodyLimitBytes: opts.bodyLimitBytes ?? 64 * 1024,
       }),
     }),
-    { overrides: { sandbox: { enabled: true } }, now: () => frozen },
+    { overrides: { sandbox: { enabled: true }, ...opts.overrides }, now: () => frozen },
   );
   url = edge.url;
   const { raw, id } = await edge.addKey('free');

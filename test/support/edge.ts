@@ -3,12 +3,12 @@
  * in-memory key store, and the real in-memory limiter, on a node:http server on loopback. For handler suites that
  * bring their own upstreams; the full gateway tests go through src/app.ts (test/support/gateway.ts).
  */
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config, ConfigInput } from '../../src/config/schema.js';
 import { Edge } from '../../src/edge/edge.js';
+import { createPublicServer } from '../../src/edge/publicServer.js';
 import { Router, type ApiKind } from '../../src/edge/route.js';
 import type { ApiHandler } from '../../src/edge/types.js';
 import type { KeyStore } from '../../src/keys/store.js';
@@ -34,18 +34,29 @@ export interface TestEdge {
 
 export interface TestEdgeOptions {
   overrides?: Partial<ConfigInput>;
-  /** The limiter's clock; a frozen clock makes a plan's per-second budget exact. */
+  /** The clock of the limiter and the keyless budget; a frozen clock makes a per-second budget exact. */
   now?: () => number;
 }
 
 type Handlers = Partial<Record<ApiKind, ApiHandler>>;
+
+/**
+ * Suites send requests without a key from one address far faster than a person or an agent would; the keyless budget
+ * is set low only by the suites about it.
+ */
+export const KEYLESS_FOR_TESTS = { keylessPerSecond: 10_000 };
 
 /** `handlers` may be built from the edge's router, for handlers that need it (MCP). */
 export async function startTestEdge(handlersOrBuild: Handlers | ((router: Router) => Handlers), opts: TestEdgeOptions = {}): Promise<TestEdge> {
   const { overrides = {} } = opts;
   const config = loadConfig({
     env: {},
-    overrides: { ...overrides, keys: { dataDir: 'memory://', demoKey: false, ...overrides.keys }, log: { level: 'silent' } },
+    overrides: {
+      ...overrides,
+      keys: { dataDir: 'memory://', demoKey: false, ...overrides.keys },
+      limits: { ...KEYLESS_FOR_TESTS, ...overrides.limits },
+      log: { level: 'silent' },
+    },
   });
   const router = new Router(config);
   const handlers = typeof handlersOrBuild === 'function' ? handlersOrBuild(router) : handlersOrBuild;
@@ -53,8 +64,9 @@ export async function startTestEdge(handlersOrBuild: Handlers | ((router: Router
   const verifier = createKeyVerifier(store, config.keys, config.plans);
   const charged = new Map<string, number>();
   const limiter = counting(await createLimiter({ limits: config.limits, usage: store, now: opts.now }), charged);
-  const edge = new Edge({ config, router, verifier, limiter, handlers, logger: pino({ level: 'silent' }) });
-  const server = http.createServer(edge.handle);
+  const edge = new Edge({ config, router, verifier, limiter, handlers, logger: pino({ level: 'silent' }), now: opts.now });
+  const server = createPublicServer(config.server);
+  server.on('request', edge.handle);
   server.on('upgrade', edge.upgrade);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

@@ -3,6 +3,7 @@ import { defaultChains } from '../../src/config/catalogue.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { ConfigInput } from '../../src/config/schema.js';
 import type { KeyFlag } from '../../src/keys/store.js';
+import { KEYLESS_FOR_TESTS } from './edge.js';
 import { sharedMemoryStore } from './keyStores.js';
 
 export interface TestGateway {
@@ -24,6 +25,7 @@ export async function startTestGateway(overrides: Partial<ConfigInput> = {}, gat
       ...overrides,
       server: { port: 0, ...overrides.server },
       keys: { dataDir: 'memory://', demoKey: false, ...overrides.keys },
+      limits: { ...KEYLESS_FOR_TESTS, ...overrides.limits },
       // No starting history unless a test asks for it: suites count blocks, nonces and balances from a clean start.
       sandbox: { enabled: true, blockIntervalMs: 0, history: false, ...overrides.sandbox },
       log: { level: 'silent', ...overrides.log },

@@ -1,0 +1,66 @@
+/**
+ * The public listener's HTTP server: how long a client may take to send a request, and how many connections one
+ * address may hold open, so slow or idle connections from one client cannot take the file descriptors and memory
+ * everyone else needs.
+ */
+import http from 'node:http';
+import type { Socket } from 'node:net';
+import { Counter } from 'prom-client';
+import type { Config } from '../config/schema.js';
+import { GatewayError } from '../errors.js';
+import { registry } from '../metrics.js';
+import { rawJsonError } from './plainError.js';
+
+export const refusedConnections = new Counter({
+  name: 'gateway_connections_refused_total',
+  help: 'Connections to the public listener answered 429 and closed because their address already held server.maxConnectionsPerClient',
+  registers: [registry],
+});
+
+/** A server whose header, request and keep-alive timeouts come from the config, bounding connections per address. */
+export function createPublicServer(config: Config['server']): http.Server {
+  const server = http.createServer({
+    headersTimeout: config.headersTimeoutMs,
+    requestTimeout: config.requestTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    // Node checks the two timeouts every 30 s by default, which would let a slow client hold on for up to 30 s more.
+    connectionsCheckingInterval: Math.min(1_000, config.headersTimeoutMs),
+  });
+  if (config.maxConnectionsPerClient > 0) boundConnectionsPerClient(server, config.maxConnectionsPerClient);
+  return server;
+}
+
+/**
+ * Counts open connections by remote address; one past `max` is answered 429 and closed. The HTTP server's own
+ * connection listener runs only for connections under the bound, so a refused one never reaches its parser and no
+ * request on it is ever handled.
+ */
+function boundConnectionsPerClient(server: http.Server, max: number): void {
+  const open = new Map<string, number>();
+  const [serveHttp] = server.listeners('connection') as Array<(socket: Socket) => void>;
+  server.removeListener('connection', serveHttp);
+  server.on('connection', (socket: Socket) => {
+    const address = socket.remoteAddress ?? '';
+    const held = open.get(address) ?? 0;
+    if (held >= max) {
+      refuse(socket, max);
+      return;
+    }
+    open.set(address, held + 1);
+    socket.once('close', () => {
+      const left = open.get(address)! - 1;
+      if (left === 0) open.delete(address);
+      else open.set(address, left);
+    });
+    serveHttp.call(server, socket);
+  });
+}
+
+function refuse(socket: Socket, max: number): void {
+  refusedConnections.inc();
+  socket.on('error', () => {});
+  // Whatever the client sent is read and dropped, so closing after the answer is a clean close, not a reset that
+  // could discard the answer.
+  socket.resume();
+  socket.end(rawJsonError(new GatewayError('CONNECTIONS_PER_CLIENT', `at most ${max} at once`, undefined, { 'retry-after': '1' })), () => socket.destroy());
+}
