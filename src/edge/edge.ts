@@ -127,6 +127,9 @@ export class Edge {
   };
 
   readonly upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    // Node hands over an upgrading socket with no error listener: a client that resets it while its handshake is
+    // judged would make the refusal's write throw out of the process.
+    socket.on('error', () => socket.destroy());
     const requestId = requestIdOf(req);
     let route: Route;
     try {

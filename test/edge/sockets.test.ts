@@ -2,6 +2,7 @@
  * The edge's WebSocket gate bounds what a socket may cost before and after it authenticates: a message-size limit on
  * every socket, a cap on sockets that have not authenticated, and a timeout for them.
  */
+import net from 'node:net';
 import { expect } from 'chai';
 import WebSocket from 'ws';
 import type { ApiHandler } from '../../src/edge/types.js';
@@ -185,6 +186,38 @@ describe('WebSocket handshakes without a key', () => {
       const keyed = await attempt(url, { 'x-api-key': raw });
       expect(keyed).to.be.instanceOf(WebSocket);
       for (const o of [...outcomes, keyed]) if (o instanceof WebSocket) o.terminate();
+    } finally {
+      await edge.close();
+    }
+  });
+});
+
+describe('WebSocket handshakes the edge refuses', () => {
+  it('survive clients that reset the connection before the refusal is written', async () => {
+    const edge = await startTestEdge({ rest: echo });
+    try {
+      const { port } = new URL(edge.url);
+      const handshake =
+        'GET /hedera-testnet/api/v1/stream HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n' +
+        'Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nX-API-KEY: pk_not_a_key\r\n\r\n';
+      // The bad key is verified asynchronously, so the reset lands before the 401 is written: a write to a reset
+      // socket that nothing listens to for errors would crash the process.
+      await Promise.all(
+        Array.from({ length: 50 }, () =>
+          new Promise<void>((resolve) => {
+            const socket = net.connect(Number(port), '127.0.0.1', () => {
+              socket.write(handshake);
+              setImmediate(() => socket.resetAndDestroy());
+            });
+            socket.on('error', () => {});
+            socket.on('close', () => resolve());
+          }),
+        ),
+      );
+      const { raw } = await edge.addKey('enterprise');
+      const ws = await open(`${edge.url.replace('http', 'ws')}/hedera-testnet/api/v1/stream`, { 'x-api-key': raw });
+      expect(ws.readyState).to.equal(WebSocket.OPEN);
+      ws.terminate();
     } finally {
       await edge.close();
     }
