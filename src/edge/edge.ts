@@ -19,7 +19,7 @@ import { rawJsonError, writeJsonError } from './plainError.js';
 import { ResponseHeaders } from './responseHeaders.js';
 import { redactPath, type ApiKind, type Route, type Router } from './route.js';
 import { SocketGate } from './sockets.js';
-import type { ApiContext, ApiHandler, Caller } from './types.js';
+import type { Admission, ApiContext, ApiHandler, Caller } from './types.js';
 
 export interface EdgeOptions {
   config: Config;
@@ -181,13 +181,26 @@ export class Edge {
       // Set before the body is read: its limit and timeout depend on whether anyone is known.
       ctx.caller = caller;
       if (!caller) this.chargeKeyless(ctx.req, 1);
-      const cost = 'cost' in admission ? admission.cost : admission.costOfBody(await ctx.readBody(admission.bodyLimit), ctx, caller);
+      const cost = 'cost' in admission ? admission.cost : await this.priceBody(admission, ctx, caller);
       // Nothing to charge (the key owner's usage report): the key is verified, the budget untouched.
       if (caller && cost > 0) ctx.headers.setAll(rateLimitHeaders(await this.charge(caller, cost, ctx.route)));
       if (!caller && cost > 1) this.chargeKeyless(ctx.req, cost, 1);
     }
     if (!handler.takesHeaders) ctx.headers.applyTo(ctx.res);
     await handler.handle(ctx);
+  }
+
+  /**
+   * The cost a handler makes of the body. A body it refuses (too large, unparsable, over the plan's bounds) was still
+   * read and parsed, so a key pays one request for it: refusals are never free work.
+   */
+  private async priceBody(admission: Extract<Admission, { costOfBody: unknown }>, ctx: RequestContext, caller: Caller | undefined): Promise<number> {
+    try {
+      return admission.costOfBody(await ctx.readBody(admission.bodyLimit), ctx, caller);
+    } catch (err) {
+      if (caller && isGatewayError(err)) await this.charge(caller, 1, ctx.route);
+      throw err;
+    }
   }
 
   private chargeKeyless(req: IncomingMessage, cost: number, prepaid = 0): string {

@@ -183,7 +183,7 @@ describe('GraphQL abuse bounds: cost, numeric ids, per-key caps, buffers', funct
     return () => upstream.seen.slice(from);
   };
 
-  it('refuses a 30-level fragment bomb by its cost, uncharged, while /healthz is answered', async () => {
+  it('refuses a 30-level fragment bomb by its cost, charged one request, while /healthz is answered', async () => {
     const free = await edge.addKey('free');
     const posts = upstream.posts.length;
     const [bomb, health] = await Promise.all([
@@ -193,8 +193,17 @@ describe('GraphQL abuse bounds: cost, numeric ids, per-key caps, buffers', funct
     expect(bomb.status).to.equal(400);
     expect(bomb.body.errors[0].extensions.code).to.equal('QUERY_TOO_COSTLY');
     expect(health).to.equal(200);
-    expect(charged(free.id)).to.equal(0);
+    expect(charged(free.id)).to.equal(1);
     expect(upstream.posts.length).to.equal(posts);
+  });
+
+  it('meters refused queries like any request: 30 bombs from a free key cost it 30 requests', async () => {
+    const free = await edge.addKey('free');
+    for (let i = 0; i < 30; i++) {
+      const refused = await postGraphql(url, { query: fragmentBomb(30) }, { 'x-api-key': free.raw });
+      expect(refused.body.errors[0].extensions.code).to.equal('QUERY_TOO_COSTLY');
+    }
+    expect(charged(free.id)).to.equal(30);
   });
 
   it('charges a query by its cost: 40 aliases of transaction(limit: 1000) are 41 requests; the free plan refuses 25', async () => {
@@ -210,7 +219,7 @@ describe('GraphQL abuse bounds: cost, numeric ids, per-key caps, buffers', funct
     expect(refused.status).to.equal(400);
     expect(refused.body.errors[0].extensions.code).to.equal('QUERY_TOO_COSTLY');
     expect(refused.body.errors[0].message).to.contain('cost 25025; your plan allows 20000');
-    expect(charged(free.id)).to.equal(0);
+    expect(charged(free.id)).to.equal(1);
     expect(upstream.posts.length).to.equal(posts);
   });
 
