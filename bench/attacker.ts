@@ -5,6 +5,7 @@
  * and exits.
  */
 import net from 'node:net';
+import { Agent, fetch } from 'undici';
 import WebSocket from 'ws';
 import { defaultPlans } from '../src/config/catalogue.js';
 import { call } from './harness.js';
@@ -36,6 +37,12 @@ export interface AttackerStats {
 }
 
 const job = JSON.parse(process.argv[2]) as AttackJob;
+/**
+ * The attacker's own loopback address, as a client elsewhere would have its own: budgets and bounds kept per client
+ * address then tell it from the legitimate load on 127.0.0.1, as they would in production.
+ */
+const FROM = '127.0.0.2';
+const dispatcher = new Agent({ connect: { localAddress: FROM } });
 const stats: AttackerStats = { sent: 0, accepted: 0, refused: 0, failed: 0, bytesSent: 0, bytesReceived: 0, socketsOpen: 0, answers: {} };
 let stopping = false;
 let open = 0;
@@ -66,7 +73,7 @@ function postLoop(
       stats.sent++;
       stats.bytesSent += Buffer.byteLength(body);
       try {
-        const res = await fetch(job.base + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+        const res = await fetch(job.base + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body, dispatcher });
         const text = await res.text();
         stats.bytesReceived += Buffer.byteLength(text);
         const code = /"code":\s*"?([A-Za-z_0-9-]+)/.exec(text)?.[1];
@@ -98,7 +105,7 @@ function holdSockets(url: string, protocol: string, count: number, headers: Reco
   const one = () => {
     if (stopping) return;
     stats.sent++;
-    const ws = new WebSocket(url, protocol, { headers });
+    const ws = new WebSocket(url, protocol, { headers, localAddress: FROM });
     let wasOpen = false;
     ws.on('open', () => {
       wasOpen = true;
@@ -130,7 +137,7 @@ function trickle(count: number, head: string, chunk: Buffer, everyMs: number, to
   const one = () => {
     if (stopping) return;
     stats.sent++;
-    const socket = net.connect(Number(new URL(job.base).port), '127.0.0.1');
+    const socket = net.connect({ port: Number(new URL(job.base).port), host: '127.0.0.1', localAddress: FROM });
     let timer: NodeJS.Timeout | undefined;
     let sent = 0;
     let answered = false;
@@ -164,7 +171,7 @@ function trickle(count: number, head: string, chunk: Buffer, everyMs: number, to
 }
 
 async function legacyNumericIds(subscriptions: number): Promise<void> {
-  const ws = new WebSocket(`${wsBase}/hedera-testnet/v1/graphql`, 'graphql-ws');
+  const ws = new WebSocket(`${wsBase}/hedera-testnet/v1/graphql`, 'graphql-ws', { localAddress: FROM });
   ws.on('error', () => stats.failed++);
   ws.on('close', (code) => answer(`close ${code}`));
   await new Promise((resolve) => ws.once('open', resolve));
@@ -227,7 +234,7 @@ switch (job.kind) {
     const free = defaultPlans().free.maxGraphqlBytes!;
     let fitting = 1_040;
     while (Buffer.byteLength(JSON.stringify(aliasBomb(fitting))) > free) fitting--;
-    const res = await fetch(`${job.base}/hedera-testnet/v1/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': job.freeKey }, body: JSON.stringify({ query: aliasBomb(1_040) }) });
+    const res = await fetch(`${job.base}/hedera-testnet/v1/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': job.freeKey }, body: JSON.stringify({ query: aliasBomb(1_040) }), dispatcher });
     const text = await res.text();
     stats.note = `1,040 aliases: ${res.status} ${/"code":"([A-Z_]+)"/.exec(text)?.[1] ?? `${text.length} bytes`}; then ${fitting} aliases (the free plan's ${free} bytes)`;
     postLoop('/hedera-testnet/v1/graphql', { 'x-api-key': job.freeKey }, () => JSON.stringify({ query: aliasBomb(fitting) }), 4);
@@ -237,7 +244,7 @@ switch (job.kind) {
     const headers = { 'x-api-key': job.freeKey };
     let n = 0;
     const rpc = (body: string) =>
-      fetch(`${job.base}/ethereum/rpc`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body }).then((r) => r.json() as Promise<{ result?: unknown }>);
+      fetch(`${job.base}/ethereum/rpc`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body, dispatcher }).then((r) => r.json() as Promise<{ result?: unknown }>);
     const bodies = async () => {
       // Every other request a filter over 2^32 blocks, read back with eth_getFilterLogs.
       if (n++ % 2 === 0) return call('eth_getLogs', [{ fromBlock: 'earliest', toBlock: 'latest' }]);
