@@ -51,7 +51,7 @@ export async function openKeyStore(opts: { keys: Config['keys']; plans: Config['
   const { databaseUrl, dataDir } = opts.keys;
   if (!databaseUrl) {
     if (dataDir.startsWith('memory://')) return openEmbeddedStore('memory', opts, () => {});
-    const unlock = lockDataDir(dataDir);
+    const unlock = await lockDataDir(dataDir);
     try {
       return await openEmbeddedStore('embedded', opts, unlock);
     } catch (err) {

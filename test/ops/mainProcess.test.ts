@@ -1,17 +1,19 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import yaml from 'js-yaml';
+import { lockDataDir } from '../../src/keys/lock.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
-/** Starts `src/main.ts` as `npm start` does; `output()` is everything it printed so far. */
-function spawnMain(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+/** Starts `src/main.ts` as `npm start` does (as another user, with `prefix` a command that drops to it); `output()` is everything it printed so far. */
+function spawnMain(env: Record<string, string>, prefix: string[] = []): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const command = [...prefix, process.execPath, '--import', 'tsx', 'src/main.ts'];
+  const child = spawn(command[0]!, command.slice(1), {
     cwd: root,
     env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -22,8 +24,8 @@ function spawnMain(env: Record<string, string>): { child: ChildProcess; output: 
   return { child, output: () => output, exited: new Promise((resolve) => child.once('exit', (code) => resolve(code))) };
 }
 
-async function runMain(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const main = spawnMain(env);
+async function runMain(env: Record<string, string>, prefix: string[] = []): Promise<{ code: number | null; output: string }> {
+  const main = spawnMain(env, prefix);
   const code = await main.exited;
   return { code, output: main.output() };
 }
@@ -60,13 +62,25 @@ describe('npm start as a new user meets it', function () {
 
   it('an embedded key store held by another process: exit 1 with the store message, no stack trace', async () => {
     const data = join(dir, 'data');
-    mkdirSync(data);
-    // This test's own process is alive, so the gateway must treat the store as held.
-    writeFileSync(join(data, 'keys.lock'), String(process.pid));
-    const { code, output } = await runMain({ PORT: '0', DATA_DIR: data, SANDBOX_HISTORY: 'false' });
+    const unlock = await lockDataDir(data);
+    try {
+      const { code, output } = await runMain({ PORT: '0', DATA_DIR: data, SANDBOX_HISTORY: 'false' });
+      expect(code).to.equal(1);
+      expect(output).to.include('The embedded key store is in use by another process');
+      expect(output).not.to.match(/^\s+at /m);
+    } finally {
+      unlock();
+    }
+  });
+
+  it('a data directory this user cannot write: exit 1 with one line naming the path and the user', async function () {
+    // The directory is root's, 0700; the gateway runs as nobody.
+    if (process.getuid?.() !== 0 || spawnSync('setpriv', ['--version']).status !== 0) this.skip();
+    const data = join(dir, 'data');
+    const { code, output } = await runMain({ PORT: '0', DATA_DIR: data, SANDBOX_HISTORY: 'false' }, ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups']);
     expect(code).to.equal(1);
-    expect(output).to.include('The embedded key store is in use by another process');
-    expect(output).not.to.match(/^\s+at /m);
+    expect(output.trim().split('\n')).to.have.length(1);
+    expect(output).to.include('The data directory cannot be written').and.to.include(data).and.to.include('user nobody (uid 65534)');
   });
 
   it('a mistyped ledger operator key: exit 1 at start naming operatorKey, without echoing the key', async () => {
