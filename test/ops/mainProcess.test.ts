@@ -83,6 +83,14 @@ describe('npm start as a new user meets it', function () {
     expect(output).to.include('The data directory cannot be written').and.to.include(data).and.to.include('user nobody (uid 65534)');
   });
 
+  it('an unreachable DATABASE_URL: exit 1 with one line naming DATABASE_URL and the host, not the password', async () => {
+    const { code, output } = await runMain({ GATEWAY_CONFIG: ethereumOnly(dir), PORT: '0', DATABASE_URL: 'postgres://gw:s3cret-pw@db.invalid:5432/gw' });
+    expect(code).to.equal(1);
+    expect(output.trim().split('\n')).to.have.length(1);
+    expect(output).to.include('DATABASE_URL').and.to.include('db.invalid:5432/gw');
+    expect(output).not.to.include('s3cret-pw');
+  });
+
   it('a mistyped ledger operator key: exit 1 at start naming operatorKey, without echoing the key', async () => {
     const file = join(dir, 'gateway.yaml');
     const ledger = { mirrorUrl: 'http://127.0.0.1:9/', consensus: { '127.0.0.1:9': '0.0.3' }, operatorId: '0.0.2' };
