@@ -30,10 +30,10 @@ async function runMain(env: Record<string, string>, prefix: string[] = []): Prom
   return { code, output: main.output() };
 }
 
-/** A config file serving only Ethereum mainnet, from an upstream that is not there. */
-function ethereumOnly(dir: string): string {
+/** A config file serving only one Ethereum network (mainnet unless named), from an upstream that is not there. */
+function ethereumOnly(dir: string, network = 'mainnet', chainId = 1): string {
   const file = join(dir, 'gateway.yaml');
-  writeFileSync(file, yaml.dump({ chains: { ethereum: { displayName: 'Ethereum', networks: { mainnet: { chainId: 1, upstreams: ['http://127.0.0.1:9/'] } } } } }));
+  writeFileSync(file, yaml.dump({ chains: { ethereum: { displayName: 'Ethereum', networks: { [network]: { chainId, upstreams: ['http://127.0.0.1:9/'] } } } } }));
   return file;
 }
 
@@ -102,26 +102,29 @@ describe('npm start as a new user meets it', function () {
     expect(output).not.to.include(mistyped.slice(2));
   });
 
-  it('with a config file, the banner names only served networks and its curl lines reach them', async () => {
-    const main = spawnMain({ GATEWAY_CONFIG: ethereumOnly(dir), PORT: '0', DATA_DIR: join(dir, 'data') });
-    try {
-      await new Promise<void>((resolve, reject) => {
-        const done = () => /Try it:\n[\s\S]*-d '[^']*'\n\s*$/.test(main.output()) && resolve();
-        main.child.stdout!.on('data', done);
-        main.exited.then((code) => reject(new Error(`gateway exited with ${code}:\n${main.output()}`)));
-      });
-      const banner = main.output();
-      expect(banner).not.to.match(/hedera|sepolia/);
-      const commands = [...banner.matchAll(/^\s*(curl [^\n]*)\\\n\s*(-d [^\n]*)$/gm)].map((m) => `${m[1]} ${m[2]}`);
-      expect(commands).to.have.length(2);
-      for (const command of commands) {
-        const out = await new Promise<string>((resolve, reject) => execFile('sh', ['-c', command], (err, stdout) => (err ? reject(err) : resolve(stdout))));
-        // The upstream is absent, so the call fails, but as a JSON-RPC answer of the served network, not a 404.
-        expect(JSON.parse(out)).to.include({ jsonrpc: '2.0', id: 1 });
+  // A chain with only a test network (a team that never touches mainnet) is a valid config too.
+  for (const [network, chainId] of [['mainnet', 1], ['testnet', 11155111]] as const) {
+    it(`with a config file serving only ethereum ${network}, the banner names only served networks and its curl lines reach them`, async () => {
+      const main = spawnMain({ GATEWAY_CONFIG: ethereumOnly(dir, network, chainId), PORT: '0', DATA_DIR: join(dir, 'data') });
+      try {
+        await new Promise<void>((resolve, reject) => {
+          const done = () => /Try it:\n[\s\S]*-d '[^']*'\n\s*$/.test(main.output()) && resolve();
+          main.child.stdout!.on('data', done);
+          main.exited.then((code) => reject(new Error(`gateway exited with ${code}:\n${main.output()}`)));
+        });
+        const banner = main.output();
+        expect(banner).not.to.match(/hedera|sepolia/);
+        const commands = [...banner.matchAll(/^\s*(curl [^\n]*)\\\n\s*(-d [^\n]*)$/gm)].map((m) => `${m[1]} ${m[2]}`);
+        expect(commands).to.have.length(2);
+        for (const command of commands) {
+          const out = await new Promise<string>((resolve, reject) => execFile('sh', ['-c', command], (err, stdout) => (err ? reject(err) : resolve(stdout))));
+          // The upstream is absent, so the call fails, but as a JSON-RPC answer of the served network, not a 404.
+          expect(JSON.parse(out)).to.include({ jsonrpc: '2.0', id: 1 });
+        }
+      } finally {
+        main.child.kill('SIGTERM');
+        await main.exited;
       }
-    } finally {
-      main.child.kill('SIGTERM');
-      await main.exited;
-    }
-  });
+    });
+  }
 });
