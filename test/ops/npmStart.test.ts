@@ -59,7 +59,8 @@ describe('npm start stops on a signal', function () {
       npm.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
       npm.stderr.setEncoding('utf8').on('data', (d: string) => (out += d));
       group = npm.pid;
-      const exited = new Promise<number | null>((resolve) => npm.once('exit', (code) => resolve(code)));
+      // 'close', not 'exit': npm's pipes may still hold the gateway's last lines when npm exits.
+      const exited = new Promise<number | null>((resolve) => npm.once('close', (code) => resolve(code)));
       const port = await new Promise<number>((resolve, reject) => {
         npm.stdout.on('data', () => {
           const m = /Gateway:\s+http:\/\/[^\s/]+:(\d+)/.exec(out);
