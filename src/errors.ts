@@ -50,6 +50,8 @@ export const ERRORS = {
   KEY_CREATION_LIMITED: entry(429, -32005, 'RATE_LIMITED', 'Too many keys created recently; try again later'),
   KEY_CREATION_CLOSED: entry(403, -32003, 'FORBIDDEN', 'Self-service key creation is closed on this gateway; ask its operator for a key'),
   KEY_STORE_LOCKED: entry(503, -32603, 'SERVICE_UNAVAILABLE', 'The embedded key store is in use by another process'),
+  KEY_DATABASE_UNREACHABLE: entry(503, -32603, 'SERVICE_UNAVAILABLE', 'The key store database (DATABASE_URL) cannot be reached'),
+  DATA_DIR_UNWRITABLE: entry(503, -32603, 'SERVICE_UNAVAILABLE', 'The data directory cannot be written'),
   PORT_IN_USE: entry(503, -32603, 'SERVICE_UNAVAILABLE', 'The port is in use by another process'),
   PLAN_FORBIDDEN: entry(403, -32003, 'FORBIDDEN', 'Your plan does not include this API'),
   RELAY_FORBIDDEN: entry(403, -32003, 'FORBIDDEN', 'Your plan does not include the ledger JSON-RPC relay'),

@@ -81,7 +81,6 @@ async function main(): Promise<void> {
     process.stderr.write(`${failure.message}\n`);
     process.exit(1);
   }
-  process.stdout.write(banner(gateway));
   const stop = (signal: string) => {
     process.stdout.write(`\n${signal}: draining in-flight requests and stopping\n`);
     gateway.close().then(
@@ -94,6 +93,8 @@ async function main(): Promise<void> {
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
+  // After the handlers: whoever reads the banner as "started" may signal at once, and must get a drain.
+  process.stdout.write(banner(gateway));
 }
 
 await main();

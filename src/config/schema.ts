@@ -85,9 +85,10 @@ export type NetworkConfig = z.infer<typeof networkSchema>;
 const chainSchema = z.object({
   kind: z.enum(['evm', 'ledger']).default('evm').describe('evm chains forward /rpc upstream; the ledger chain is answered by the relay'),
   displayName: z.string().describe('Human-readable chain name (MCP tools, key page)'),
+  // Any non-empty set: a chain served only on a test network is routed as <chain>-<network> like any other.
   networks: z
     .record(z.string().regex(/^[a-z0-9]+$/, 'network names are lower-case letters and digits'), networkSchema)
-    .refine((n) => 'mainnet' in n, 'every chain needs a mainnet network'),
+    .refine((n) => Object.keys(n).length > 0, 'a chain needs at least one network'),
 });
 export type ChainConfig = z.infer<typeof chainSchema>;
 

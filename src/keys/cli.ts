@@ -157,7 +157,7 @@ async function connect(config: Config): Promise<{ admin: KeyAdmin; via?: string;
     if (!config.admin.token) throw new UsageError('ADMIN_URL needs the operator token in ADMIN_TOKEN');
     return { admin: httpAdmin(url, config.admin.token), via: url, close: async () => {} };
   }
-  const running = config.keys.databaseUrl ? undefined : readAdminFile(config.keys.dataDir);
+  const running = config.keys.databaseUrl ? undefined : await readAdminFile(config.keys.dataDir);
   if (running) return { admin: httpAdmin(running.url, running.token), via: running.url, close: async () => {} };
   const store = await openKeyStore({ keys: config.keys, plans: config.plans });
   return { admin: storeAdmin(store, config.plans), close: () => store.close() };

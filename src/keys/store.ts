@@ -51,7 +51,7 @@ export async function openKeyStore(opts: { keys: Config['keys']; plans: Config['
   const { databaseUrl, dataDir } = opts.keys;
   if (!databaseUrl) {
     if (dataDir.startsWith('memory://')) return openEmbeddedStore('memory', opts, () => {});
-    const unlock = lockDataDir(dataDir);
+    const unlock = await lockDataDir(dataDir);
     try {
       return await openEmbeddedStore('embedded', opts, unlock);
     } catch (err) {
@@ -65,9 +65,29 @@ export async function openKeyStore(opts: { keys: Config['keys']; plans: Config['
     await syncPlans(sql, opts.plans);
   } catch (err) {
     await sql.close();
-    throw err;
+    throw unreachable(databaseUrl, err);
   }
   return new SqlKeyStore('postgres', sql, opts.plans, opts.keys.maxPerAccount);
+}
+
+/**
+ * A database that cannot be reached or refuses the login is a setting to fix, named in one line: never a stack trace
+ * from the driver, and never the URL's password. SQL errors (a migration that fails) keep their own message and stack.
+ */
+function unreachable(databaseUrl: string, err: unknown): unknown {
+  const code = (err as { code?: unknown }).code;
+  // System errors (ENOTFOUND, ECONNREFUSED...), and SQLSTATE classes 08 (connection), 28 (login) and 3D (no such database).
+  if (typeof code !== 'string' || !/^(E[A-Z]+|08...|28...|3D...)$/.test(code)) return err;
+  return new GatewayError('KEY_DATABASE_UNREACHABLE', `${withoutCredentials(databaseUrl)}: ${(err as Error).message}`);
+}
+
+function withoutCredentials(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname}`;
+  } catch {
+    return 'a URL that does not parse';
+  }
 }
 
 async function syncPlans(sql: Sql, plans: Config['plans']): Promise<void> {
