@@ -24,6 +24,13 @@ function environmentOf(service: Service): Record<string, string> {
   return Object.fromEntries(Object.entries(env).map(([k, v]) => [k, interpolate(String(v))]));
 }
 
+describe('container: build context', () => {
+  it('leaves tests, local data and secrets out of the build context', () => {
+    const ignored = read('.dockerignore').split(/\r?\n/).map((l) => l.trim());
+    expect(ignored).to.include.members(['node_modules', '.data', '.git', 'test', '.env']);
+  });
+});
+
 describe('container: compose.yaml', () => {
   const compose = yaml.load(read('compose.yaml')) as { services: Record<string, Service> };
   const gateways = Object.entries(compose.services).filter(([, s]) => s.build !== undefined);
