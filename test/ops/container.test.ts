@@ -1,35 +1,15 @@
-import { readFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import yaml from 'js-yaml';
 import { loadConfig } from '../../src/config/load.js';
 import { isKnownEnvVar } from '../../scripts/config-reference.js';
+import { bannerOf, baseImage, buildImage, ensureDebianImage, podman, runContainer, whyNoEngine, type Container } from '../support/container.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const read = (path: string) => readFileSync(root + path, 'utf8');
-
-interface Instruction {
-  op: string;
-  args: string;
-}
-
-/** Dockerfile instructions with line continuations joined and comments dropped. */
-function parseDockerfile(text: string): Instruction[] {
-  const joined = text.replace(/\\\r?\n/g, ' ');
-  return joined
-    .split(/\r?\n/)
-    .map((l) => l.trim())
-    .filter((l) => l && !l.startsWith('#'))
-    .map((l) => {
-      const [op, ...rest] = l.split(/\s+/);
-      return { op: op.toUpperCase(), args: rest.join(' ') };
-    });
-}
-
-/** `ENV A=1 B=2` and the legacy `ENV A 1` form. */
-function envNames(args: string): string[] {
-  return args.includes('=') ? [...args.matchAll(/([A-Za-z_][A-Za-z0-9_]*)=/g)].map((m) => m[1]) : [args.split(/\s+/)[0]];
-}
 
 /** Compose's `${VAR:-default}` interpolation, with nothing set in the environment. */
 function interpolate(value: string): string {
@@ -44,44 +24,7 @@ function environmentOf(service: Service): Record<string, string> {
   return Object.fromEntries(Object.entries(env).map(([k, v]) => [k, interpolate(String(v))]));
 }
 
-describe('container: Dockerfile', () => {
-  const instructions = parseDockerfile(read('Dockerfile'));
-  const stages = instructions.filter((i) => i.op === 'FROM');
-  const finalStage = instructions.slice(instructions.lastIndexOf(stages[stages.length - 1]));
-
-  it('builds in several stages, never runs install scripts, and ships production dependencies only', () => {
-    expect(stages.length).to.be.at.least(2);
-    const installs = instructions.filter((i) => i.op === 'RUN' && /\bnpm (ci|install)\b/.test(i.args));
-    expect(installs).to.have.length.greaterThan(0);
-    for (const i of installs) expect(i.args).to.match(/--ignore-scripts/);
-    // The compile stage may hold dev dependencies (the compiler); the node_modules the runtime copies must not.
-    const copied = finalStage.find((i) => i.op === 'COPY' && /node_modules/.test(i.args));
-    const from = /--from=(\S+)/.exec(copied?.args ?? '')?.[1];
-    expect(from, 'the runtime copies node_modules from a stage').to.be.a('string');
-    const stageStart = instructions.findIndex((i) => i.op === 'FROM' && new RegExp(`\\bAS ${from}$`, 'i').test(i.args));
-    const stageEnd = instructions.findIndex((i, n) => n > stageStart && i.op === 'FROM');
-    const stageInstalls = instructions.slice(stageStart, stageEnd).filter((i) => installs.includes(i));
-    expect(stageInstalls).to.have.length.greaterThan(0);
-    for (const i of stageInstalls) expect(i.args).to.match(/--omit=dev/);
-  });
-
-  it('runs as a non-root user with a HEALTHCHECK on /healthz', () => {
-    const users = finalStage.filter((i) => i.op === 'USER');
-    expect(users, 'USER in the final stage').to.have.length.greaterThan(0);
-    expect(users[users.length - 1].args).to.not.match(/^(root|0)(:|$)/);
-    const health = finalStage.filter((i) => i.op === 'HEALTHCHECK');
-    expect(health).to.have.length(1);
-    expect(health[0].args).to.include('/healthz');
-  });
-
-  it('sets only env vars the gateway reads, and exposes the port it listens on', () => {
-    const env = finalStage.filter((i) => i.op === 'ENV').flatMap((i) => envNames(i.args));
-    expect(env).to.include.members(['HOST', 'PORT']);
-    for (const name of env) expect(isKnownEnvVar(name), `ENV ${name}`).to.equal(true);
-    const port = /PORT=(\d+)/.exec(finalStage.filter((i) => i.op === 'ENV').map((i) => i.args).join(' '))?.[1];
-    expect(finalStage.filter((i) => i.op === 'EXPOSE').map((i) => i.args)).to.include(port);
-  });
-
+describe('container: build context', () => {
   it('leaves tests, local data and secrets out of the build context', () => {
     const ignored = read('.dockerignore').split(/\r?\n/).map((l) => l.trim());
     expect(ignored).to.include.members(['node_modules', '.data', '.git', 'test', '.env']);
@@ -130,4 +73,113 @@ describe('container: compose.yaml', () => {
       expect(config.sandbox.enabled).to.equal(false);
     }
   });
+});
+
+/** A production config that is healthy with no upstream answering: eth_chainId is answered from the config. */
+const PRODUCTION_CONFIG = {
+  server: { shutdownGraceMs: 5_000 },
+  limits: { quotaFlushMs: 500 },
+  chains: { ethereum: { displayName: 'Ethereum', networks: { mainnet: { chainId: 1, upstreams: ['http://127.0.0.1:9'] } } } },
+};
+const STOP_GRACE_S = 20;
+
+async function rpc(url: string, key: string, method: string, params: unknown[] = []): Promise<{ result?: unknown; error?: unknown }> {
+  const res = await fetch(`${url}/rpc`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  return (await res.json()) as { result?: unknown; error?: unknown };
+}
+
+async function quotaUsed(gw: Container, key: string): Promise<number> {
+  const res = await fetch(`${gw.base}/usage`, { headers: { 'x-api-key': key } });
+  expect(res.status, 'GET /usage').to.equal(200);
+  return ((await res.json()) as { quota: { used: number } }).quota.used;
+}
+
+/**
+ * The working tree's image, built and run with podman: production (a config with upstreams) and sandbox (no config,
+ * every network served locally). Skipped where no container engine runs, except under CI=true, where it fails.
+ */
+describe('container: the image, built and run', function () {
+  this.timeout(40 * 60_000);
+
+  before(async function () {
+    const reason = await whyNoEngine();
+    if (reason && process.env.CI === 'true') throw new Error(`CI must build and run the image, but ${reason}`);
+    if (reason) {
+      console.warn(`      skipped: ${reason}`);
+      this.skip();
+    }
+    await ensureDebianImage(baseImage(), ['--node']);
+  });
+
+  for (const variant of ['production', 'sandbox'] as const) {
+    describe(`the ${variant} variant`, () => {
+      const name = `gateway-test-${variant}`;
+      const volume = `${name}-data`;
+      let configDir: string | undefined;
+      let gw: Container;
+      let flushMs: number;
+
+      before(async () => {
+        const image = await buildImage(variant);
+        await podman(['volume', 'rm', '--force', volume]);
+        if (variant === 'production') {
+          configDir = mkdtempSync(path.join(tmpdir(), 'gateway-container-'));
+          // Readable by the image's `node` user.
+          chmodSync(configDir, 0o755);
+          writeFileSync(path.join(configDir, 'gateway.yaml'), yaml.dump(PRODUCTION_CONFIG), { mode: 0o644 });
+          gw = await runContainer(image, name, volume, { GATEWAY_CONFIG: '/etc/gateway/gateway.yaml' }, [`${configDir}:/etc/gateway:ro`]);
+          flushMs = PRODUCTION_CONFIG.limits.quotaFlushMs;
+        } else {
+          gw = await runContainer(image, name, volume);
+          flushMs = loadConfig({ env: {} }).limits.quotaFlushMs;
+        }
+        await gw.healthy();
+      });
+
+      after(async () => {
+        await gw?.remove();
+        await podman(['volume', 'rm', '--force', volume]).catch(() => undefined);
+        if (configDir) rmSync(configDir, { recursive: true, force: true });
+      });
+
+      it('runs the gateway as a non-root user on a /data volume that user owns, and its HEALTHCHECK passes', async () => {
+        const status = await podman(['exec', name, 'cat', '/proc/1/status']);
+        expect(/^Uid:\s+(\d+)/m.exec(status)?.[1]).to.not.equal('0');
+        expect(await podman(['exec', name, 'stat', '--format', '%U', '/data'])).to.equal('node');
+        await podman(['healthcheck', 'run', name]);
+      });
+
+      if (variant === 'sandbox') {
+        it('answers the printed demo key on a ledger and an EVM route', async () => {
+          const { key, first, evm } = bannerOf(await gw.logs(), gw.base);
+          expect(first).to.include('hedera');
+          const block = await rpc(first, key, 'eth_getBlockByNumber', ['latest', false]);
+          expect(block.result).to.have.property('number');
+          expect(evm, 'the banner names an EVM route').to.be.a('string');
+          expect((await rpc(evm!, key, 'eth_chainId')).result).to.match(/^0x[0-9a-f]+$/);
+        });
+      }
+
+      it(`drains on podman stop and exits 0 within the grace period`, async () => {
+        await podman(['stop', '--time', String(STOP_GRACE_S), name], (STOP_GRACE_S + 30) * 1000);
+        expect(await podman(['inspect', '--format', '{{.State.ExitCode}}', name])).to.equal('0');
+      });
+
+      it(`keeps the key and every request older than limits.quotaFlushMs across kill -9 and a restart`, async () => {
+        // Started again after the stop above: a clean restart on the same volume comes first.
+        await podman(['start', name]);
+        await gw.healthy();
+        const { key, evm } = bannerOf(await gw.logs(), gw.base);
+        for (let i = 0; i < 3; i++) expect((await rpc(evm!, key, 'eth_chainId')).result).to.be.a('string');
+        const used = await quotaUsed(gw, key);
+        expect(used).to.be.at.least(3);
+        await new Promise((r) => setTimeout(r, 3 * flushMs));
+        await podman(['kill', '--signal', 'KILL', name]);
+        await podman(['start', name]);
+        await gw.healthy();
+        expect(await quotaUsed(gw, key)).to.equal(used);
+        expect((await rpc(evm!, key, 'eth_chainId')).result).to.be.a('string');
+      });
+    });
+  }
 });

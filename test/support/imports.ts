@@ -1,5 +1,6 @@
 /** The import graph of src/: which source file imports which (relative imports, type-only ones included). */
 import { readFileSync, readdirSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -20,6 +21,43 @@ export function relativeImports(file: string): string[] {
     if (spec.startsWith('.')) found.push(path.resolve(path.dirname(file), spec).replace(/\.js$/, '.ts'));
   }
   return found;
+}
+
+/** `import type …` and `export type … from` lines: the compiler erases them, so nothing loads them at run time. */
+const TYPE_ONLY = /\b(?:import|export)\s+type\s[^;]*?from\s*['"][^'"]+['"]/g;
+/** `typeof import('…')` in a type annotation is erased too. */
+const TYPE_QUERY = /\btypeof\s+import\s*\(\s*['"][^'"]+['"]\s*\)/g;
+
+/**
+ * Import and re-export statements at the start of a line, side-effect imports and `import('…')`: stricter than
+ * SPECIFIER, which also matches `'from', '…'` in a list of strings (harmless for relative paths, not for packages).
+ */
+const STATEMENT = /^\s*(?:import|export)\s[^'"]*?\bfrom\s*['"]([^'"]+)['"]|^\s*import\s*['"]([^'"]+)['"]|\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/gm;
+
+/** Specifiers of the imports that survive compilation (static and dynamic), type-only ones left out. */
+function runtimeSpecifiers(file: string): string[] {
+  const text = readFileSync(file, 'utf8').replace(TYPE_ONLY, '').replace(TYPE_QUERY, '');
+  return [...text.matchAll(STATEMENT)].map(([, from, bare, dynamic]) => from ?? bare ?? dynamic);
+}
+
+/** Every source file that running `entries` loads, following relative imports that survive compilation. */
+export function loadedFiles(entries: string[]): string[] {
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const spec of runtimeSpecifiers(file)) if (spec.startsWith('.')) visit(path.resolve(path.dirname(file), spec).replace(/\.js$/, '.ts'));
+  };
+  for (const entry of entries) visit(entry);
+  return [...seen].sort();
+}
+
+/** The npm packages `file` loads at run time: `@scope/name` or `name`, Node's built-in modules left out. */
+export function packageImports(file: string): string[] {
+  const names = runtimeSpecifiers(file)
+    .filter((spec) => !spec.startsWith('.') && !spec.startsWith('node:') && !builtinModules.includes(spec))
+    .map((spec) => spec.split('/').slice(0, spec.startsWith('@') ? 2 : 1).join('/'));
+  return [...new Set(names)];
 }
 
 /** Every import cycle's files (strongly connected components of more than one file, or a file importing itself). */
