@@ -151,11 +151,18 @@ describe('MCP endpoint (handler alone)', () => {
     }
   });
 
-  it('refuses a body over the limit with 413 and a GET with 405', async () => {
-    const big = JSON.stringify({ ...LIST, params: { pad: 'x'.repeat(20 * 1024) } });
-    const res = await mcpPost(`${h.url}/mcp`, big, { 'x-api-key': h.key });
-    expect(res.status).to.equal(413);
-    expect(res.json.error.message).to.include('at most 16384 bytes');
+  it('refuses a body over the limit with 413, charged one request, and a GET with 405', async () => {
+    // A key of its own: the refusal is charged, and the shared key's frozen budget may be spent by now.
+    const own = await startHarness({ bodyLimitBytes: 16 * 1024 });
+    try {
+      const big = JSON.stringify({ ...LIST, params: { pad: 'x'.repeat(20 * 1024) } });
+      const res = await mcpPost(`${own.url}/mcp`, big, { 'x-api-key': own.key });
+      expect(res.status).to.equal(413);
+      expect(res.json.error.message).to.include('at most 16384 bytes');
+      expect(own.charged).to.equal(1);
+    } finally {
+      await own.close();
+    }
     const get = await fetch(`${h.url}/mcp`, { headers: { accept: 'text/event-stream' } });
     expect(get.status).to.equal(405);
     expect(get.headers.get('allow')).to.equal('POST');
