@@ -170,7 +170,7 @@ export const configSchema = z.object({
         .min(0)
         .default(256)
         .describe(
-          'Open TCP connections one remote address may hold on the public listener (0: no bound); more are answered 429 and closed. Counted by connection address: behind a proxy that is the proxy\'s, so raise it there',
+          'Open TCP connections one remote address may hold on the public listener (0: no bound); more are answered 429 and closed. Counted by connection address, so not applied when server.clientIpHeader names a trusted proxy (every connection is then the proxy\'s): bound connections per client at the proxy',
         ),
       maxBatchSize: z.number().int().positive().default(1000).describe('Most calls in one JSON-RPC batch'),
       upstreamTimeoutMs: z.number().int().positive().default(10_000).describe('Timeout of one upstream attempt'),

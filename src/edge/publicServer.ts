@@ -26,7 +26,9 @@ export function createPublicServer(config: Config['server']): http.Server {
     // Node checks the two timeouts every 30 s by default, which would let a slow client hold on for up to 30 s more.
     connectionsCheckingInterval: Math.min(1_000, config.headersTimeoutMs),
   });
-  if (config.maxConnectionsPerClient > 0) boundConnectionsPerClient(server, config.maxConnectionsPerClient);
+  // Behind a trusted proxy (clientIpHeader set) every connection comes from the proxy: bounding its address would cap
+  // the whole gateway, so the bound is the proxy's to keep there.
+  if (config.maxConnectionsPerClient > 0 && !config.clientIpHeader) boundConnectionsPerClient(server, config.maxConnectionsPerClient);
   return server;
 }
 

@@ -57,3 +57,18 @@ describe('the public listener bounds each client', function () {
     for (const c of held) c.socket.destroy();
   });
 });
+
+describe('the public listener behind a trusted proxy', () => {
+  it('does not bound connections by address, since every connection is the proxy\'s', async () => {
+    const ops = createOps({ registry, checks: () => [], isDraining: () => false });
+    const edge = await startTestEdge({ ops: ops.publicHandler }, { overrides: { server: { maxConnectionsPerClient: 2, clientIpHeader: 'x-forwarded-for', headersTimeoutMs: 1_000, requestTimeoutMs: 2_000 } } });
+    try {
+      const port = Number(new URL(edge.url).port);
+      const held = Array.from({ length: 4 }, () => slowHeaders(port, '127.0.0.4'));
+      const answers = await Promise.all(held.map((c) => c.done));
+      expect(answers.every((a) => a.startsWith('HTTP/1.1 408 '))).to.equal(true);
+    } finally {
+      await edge.close();
+    }
+  });
+});
