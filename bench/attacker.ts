@@ -113,13 +113,16 @@ function holdSockets(url: string, protocol: string, count: number, headers: Reco
       opened();
     });
     ws.on('message', (data: Buffer) => (stats.bytesReceived += data.length));
+    let refused = false;
     ws.on('unexpected-response', (_req, res) => {
+      refused = true;
       stats.refused++;
       answer(`${res.statusCode}`);
       res.resume();
       ws.terminate();
     });
-    ws.on('error', () => !wasOpen && stats.failed++);
+    // Terminating a refused handshake ends in an error too: it was counted as refused.
+    ws.on('error', () => !wasOpen && !refused && stats.failed++);
     ws.on('close', (code) => {
       if (wasOpen) {
         open--;
