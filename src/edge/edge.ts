@@ -72,7 +72,8 @@ export class Edge {
       maxUnauthenticatedPerClient: server.wsMaxUnauthenticatedPerClient,
       authTimeoutMs: server.wsAuthTimeoutMs,
       keyCheckMs: keys.cacheTtlMs,
-      authenticate: (req, route, messageKey) => this.authenticate(req, route, messageKey),
+      authenticate: (req, route, messageKey) => this.admitKey(req, route, messageKey),
+      recheck: (req, route, messageKey) => this.authenticate(req, route, messageKey),
       chargeKeyless: (req) => this.chargeKeyless(req, 1),
       charge: async (caller, cost, route) => void (await this.charge(caller, cost, route)),
     });
@@ -176,7 +177,7 @@ export class Edge {
     if (admission.key === 'none') {
       if (!admission.unmetered) this.chargeKeyless(ctx.req, 1);
     } else {
-      const caller = await this.authenticate(ctx.req, ctx.route, undefined, ctx.fields);
+      const caller = await this.admitKey(ctx.req, ctx.route, undefined, ctx.fields);
       if (!caller && admission.key === 'required') throw new GatewayError('KEY_MISSING');
       // Set before the body is read: its limit and timeout depend on whether anyone is known.
       ctx.caller = caller;
@@ -224,6 +225,19 @@ export class Edge {
     const { req, res, requestId, headers } = ctx;
     const route = { api, apiPath: '', publicPrefix: '' };
     handler.renderError(err, { req, res, route, requestId, headers, readBody: (limit) => ctx.readBody(limit), annotate: (fields) => ctx.annotate(fields) });
+  }
+
+  /**
+   * `authenticate` for a key arriving now (not an open socket's check): a key that is unknown or revoked costs its
+   * sender's address one keyless request, so guessing keys, each a key-store look-up, is budgeted like any keyless call.
+   */
+  private async admitKey(req: IncomingMessage, route: Route, messageKey?: string, logFields?: Record<string, unknown>): Promise<Caller | undefined> {
+    try {
+      return await this.authenticate(req, route, messageKey, logFields);
+    } catch (err) {
+      if (isGatewayError(err) && err.errorName === 'KEY_INVALID') this.chargeKeyless(req, 1);
+      throw err;
+    }
   }
 
   /** The caller of a header, path or (WebSocket) message key, verified and checked against the plan; undefined without a key. */

@@ -22,6 +22,8 @@ export interface SocketGateOptions {
   keyCheckMs: number;
   /** Verifies the key sent in the handshake or `messageKey` and checks the plan; throws a GatewayError. */
   authenticate(req: IncomingMessage, route: Route, messageKey?: string): Promise<Caller | undefined>;
+  /** The same check for a key the socket already authenticated with, which no keyless budget pays for. */
+  recheck(req: IncomingMessage, route: Route, messageKey?: string): Promise<Caller | undefined>;
   /** Charges a handshake without a key to its client address's budget (throws a 429); returns that address. */
   chargeKeyless(req: IncomingMessage): string;
   /** Charges `cost` requests to the caller; throws a GatewayError on refusal. */
@@ -175,7 +177,7 @@ class GatedSession implements SocketSession {
       setInterval(async () => {
         if (!this.caller || this.closed) return;
         try {
-          const current = await this.opts.authenticate(this.req, this.route, this.messageKey);
+          const current = await this.opts.recheck(this.req, this.route, this.messageKey);
           if (current && !this.closed) this.caller = current;
         } catch (err) {
           // A failing key store is neither a revocation nor a plan change: the socket keeps the record it has.

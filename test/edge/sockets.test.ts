@@ -223,3 +223,26 @@ describe('WebSocket handshakes the edge refuses', () => {
     }
   });
 });
+
+describe('keys nobody issued', () => {
+  it('cost their sender\'s address a keyless request, on HTTP and on a handshake: guessing keys meets the budget', async () => {
+    const frozen = Date.now();
+    const answering: ApiHandler = {
+      ...echo,
+      handle: async ({ res }) => void res.end('ok'),
+      renderError: (err, { res }) => void res.writeHead(err.http, err.headers).end(err.message),
+    };
+    const edge = await startTestEdge({ rest: answering }, { overrides: { limits: { keylessPerSecond: 2 } }, now: () => frozen });
+    try {
+      const guess = (n: number) => ({ 'x-api-key': `pk_prod_guess${n}` });
+      const http = async (n: number) => (await fetch(`${edge.url}/hedera-testnet/api/v1/blocks`, { headers: guess(n) })).status;
+      expect([await http(1), await http(2), await http(3)]).to.deep.equal([401, 401, 429]);
+      const handshake = await attempt(`${edge.url.replace('http', 'ws')}/hedera-testnet/api/v1/stream`, guess(4));
+      expect(handshake).to.deep.include({ status: 429 });
+      const { raw } = await edge.addKey('enterprise');
+      expect((await fetch(`${edge.url}/hedera-testnet/api/v1/blocks`, { headers: { 'x-api-key': raw } })).status).to.equal(200);
+    } finally {
+      await edge.close();
+    }
+  });
+});
