@@ -181,27 +181,35 @@ export class Edge {
       if (!caller && admission.key === 'required') throw new GatewayError('KEY_MISSING');
       // Set before the body is read: its limit and timeout depend on whether anyone is known.
       ctx.caller = caller;
-      if (!caller) this.chargeKeyless(ctx.req, 1);
-      const cost = 'cost' in admission ? admission.cost : await this.priceBody(admission, ctx, caller);
+      if (!('cost' in admission)) await this.chargeBody(admission, ctx, caller);
+      else if (!caller) this.chargeKeyless(ctx.req, Math.max(1, admission.cost));
       // Nothing to charge (the key owner's usage report): the key is verified, the budget untouched.
-      if (caller && cost > 0) ctx.headers.setAll(rateLimitHeaders(await this.charge(caller, cost, ctx.route)));
-      if (!caller && cost > 1) this.chargeKeyless(ctx.req, cost, 1);
+      else if (admission.cost > 0) ctx.headers.setAll(rateLimitHeaders(await this.charge(caller, admission.cost, ctx.route)));
     }
     if (!handler.takesHeaders) ctx.headers.applyTo(ctx.res);
     await handler.handle(ctx);
   }
 
   /**
-   * The cost a handler makes of the body. A body it refuses (too large, unparsable, over the plan's bounds) was still
-   * read and parsed, so a key pays one request for it: refusals are never free work.
+   * A body's price is known only once it is read and parsed. A caller without a key, and a key on an API that
+   * `prepay`s, pay one request before the body is read, so an exhausted budget costs no read and no parse; the rest of
+   * the price follows once it is known. A body the handler refuses (too large, unparsable, over the plan's bounds) has
+   * cost its reading, so it is never free: one request at least.
    */
-  private async priceBody(admission: Extract<Admission, { costOfBody: unknown }>, ctx: RequestContext, caller: Caller | undefined): Promise<number> {
+  private async chargeBody(admission: Extract<Admission, { costOfBody: unknown }>, ctx: RequestContext, caller: Caller | undefined): Promise<void> {
+    const paid = !caller || admission.prepay ? 1 : 0;
+    let decision = caller && paid ? await this.charge(caller, 1, ctx.route) : undefined;
+    if (!caller) this.chargeKeyless(ctx.req, 1);
+    let cost: number;
     try {
-      return admission.costOfBody(await ctx.readBody(admission.bodyLimit), ctx, caller);
+      cost = admission.costOfBody(await ctx.readBody(admission.bodyLimit), ctx, caller);
     } catch (err) {
-      if (caller && isGatewayError(err)) await this.charge(caller, 1, ctx.route);
+      if (caller && !paid && isGatewayError(err)) await this.charge(caller, 1, ctx.route);
       throw err;
     }
+    if (cost > paid && caller) decision = await this.charge(caller, cost - paid, ctx.route);
+    else if (cost > paid) this.chargeKeyless(ctx.req, cost, paid);
+    if (decision) ctx.headers.setAll(rateLimitHeaders(decision));
   }
 
   private chargeKeyless(req: IncomingMessage, cost: number, prepaid = 0): string {

@@ -61,7 +61,16 @@ export type Admission =
    * is held to the keyless limit. `bodyLimit` may lower the gateway's limit. Throws a GatewayError for a body that
    * cannot be priced or that the plan refuses; nothing is charged to a key then.
    */
-  | { key: 'required' | 'optional'; costOfBody(body: Buffer, ctx: ApiContext, caller: Caller | undefined): number; bodyLimit?: number };
+  | {
+      key: 'required' | 'optional';
+      costOfBody(body: Buffer, ctx: ApiContext, caller: Caller | undefined): number;
+      bodyLimit?: number;
+      /**
+       * A key pays one request before the body is read, so one out of budget costs no read and no parse. For APIs whose
+       * refusals take nothing from the body (JSON-RPC's do: the request's id).
+       */
+      prepay?: true;
+    };
 
 export interface ApiHandler {
   admission: Admission;

@@ -35,6 +35,7 @@ export function createGraphqlProxy(opts: GraphqlProxyOptions): ApiHandler {
     // The query is parsed once, judged against the caller's plan and priced by its cost before anything is charged;
     // `handle` forwards the body's bytes as they came.
     admission: {
+      prepay: true,
       key: 'required',
       costOfBody(body, ctx, caller) {
         const { cost } = checkQuery(parseGraphqlRequest(body), caller!.key.plan);

@@ -33,6 +33,7 @@ export function createMcpHandler(opts: McpHandlerOptions): ApiHandler {
     // The key is optional (get_api_key_link needs none); with one, each message of a batch is a request.
     admission: {
       key: 'optional',
+      prepay: true,
       bodyLimit: opts.bodyLimitBytes,
       costOfBody(body, ctx) {
         const message = parseMessage(body);

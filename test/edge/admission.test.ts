@@ -91,3 +91,21 @@ describe('admission of /rpc through the gateway', () => {
     expect(res.json.error.code).to.equal(-32001);
   });
 });
+
+describe('a key out of budget on an API that prepays', () => {
+  it('is answered 429 before its body arrives: no read, no parse', async () => {
+    const frozen = Date.now();
+    const priced: ApiHandler = { ...plain, admission: { key: 'required', prepay: true, costOfBody: () => 1 } };
+    const edge = await startTestEdge({ rest: priced }, { now: () => frozen });
+    try {
+      const { raw, id } = await edge.addKey('free');
+      const url = `${edge.url}/hedera-testnet/api/v1/accounts`;
+      for (let i = 0; i < 10; i++) expect((await fetch(url, { method: 'POST', headers: { 'x-api-key': raw }, body: '{}' })).status).to.equal(200);
+      const refused = await answerBeforeBody(url, { 'x-api-key': raw });
+      expect(refused.status).to.equal(429);
+      expect(edge.charged.get(id)).to.equal(10);
+    } finally {
+      await edge.close();
+    }
+  });
+});
