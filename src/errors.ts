@@ -61,7 +61,7 @@ export const ERRORS = {
   RATE_LIMITED: entry(429, -32005, 'RATE_LIMITED', 'Limit exceeded: requests per second'),
   QUOTA_EXHAUSTED: entry(429, -32005, 'RATE_LIMITED', 'Limit exceeded: monthly quota exhausted'),
   WRITES_LIMITED: entry(429, -32005, 'RATE_LIMITED', 'Limit exceeded: transaction submissions per second'),
-  KEYLESS_LIMITED: entry(429, -32005, 'RATE_LIMITED', "Limit exceeded: too many requests without an API key from your address. Requests with a key use the key's own budget."),
+  KEYLESS_LIMITED: entry(429, -32005, 'RATE_LIMITED', "Limit exceeded: too many requests from your address without a valid API key (none, or one unknown or revoked). Requests with a valid key use the key's own budget."),
   CONNECTIONS_PER_CLIENT: entry(429, -32005, 'RATE_LIMITED', 'Too many open connections from your address; reuse the ones you have'),
   LIMITER_UNAVAILABLE: entry(503, -32603, 'SERVICE_UNAVAILABLE', 'Rate limiter unavailable; try again shortly'),
   UPSTREAM_UNAVAILABLE: entry(502, -32603, 'BAD_GATEWAY', 'Upstream unavailable'),

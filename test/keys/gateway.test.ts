@@ -7,6 +7,7 @@ import { generateKey } from '../../src/keys/format.js';
 import { createLogger } from '../../src/log.js';
 import type { KeyStore } from '../../src/keys/store.js';
 import { sharedMemoryStore } from '../support/keyStores.js';
+import { KEYLESS_FOR_TESTS } from '../support/edge.js';
 
 const CACHE_TTL_MS = 300;
 type Method = 'x-api-key' | 'bearer' | 'path';
@@ -36,7 +37,11 @@ describe('API keys through the real gateway', () => {
 
   before(async () => {
     store = await sharedMemoryStore();
-    const config = loadConfig({ env: {}, overrides: { server: { port: 0 }, keys: { dataDir: 'memory://', demoKey: false, cacheTtlMs: CACHE_TTL_MS } } });
+    // Wrong keys cost their address a keyless request; these tests send dozens in a row and are about conventions.
+    const config = loadConfig({
+      env: {},
+      overrides: { server: { port: 0 }, keys: { dataDir: 'memory://', demoKey: false, cacheTtlMs: CACHE_TTL_MS }, limits: KEYLESS_FOR_TESTS },
+    });
     gateway = await startGateway(config, { keyStore: store, logger: createLogger('info', logSink) });
     const account = await store.createAccount({ name: 'Matrix' });
     ({ key, record: { id: keyId } } = await store.createKey({ accountId: account.id, name: 'all', plan: 'developer', network: 'testnet', flags: ['relay_beta'] }));
