@@ -72,8 +72,8 @@ export class Edge {
       maxUnauthenticatedPerClient: server.wsMaxUnauthenticatedPerClient,
       authTimeoutMs: server.wsAuthTimeoutMs,
       keyCheckMs: keys.cacheTtlMs,
-      authenticate: (req, route, messageKey) => this.admitKey(req, route, messageKey),
-      recheck: (req, route, messageKey) => this.authenticate(req, route, messageKey),
+      authenticate: (req, route, messageKey) => this.authenticate(req, route, messageKey),
+      recheck: (req, route, messageKey) => this.authenticate(req, route, messageKey, undefined, true),
       chargeKeyless: (req) => this.chargeKeyless(req, 1),
       charge: async (caller, cost, route) => void (await this.charge(caller, cost, route)),
     });
@@ -177,7 +177,7 @@ export class Edge {
     if (admission.key === 'none') {
       if (!admission.unmetered) this.chargeKeyless(ctx.req, 1);
     } else {
-      const caller = await this.admitKey(ctx.req, ctx.route, undefined, ctx.fields);
+      const caller = await this.authenticate(ctx.req, ctx.route, undefined, ctx.fields);
       if (!caller && admission.key === 'required') throw new GatewayError('KEY_MISSING');
       // Set before the body is read: its limit and timeout depend on whether anyone is known.
       ctx.caller = caller;
@@ -236,24 +236,18 @@ export class Edge {
   }
 
   /**
-   * `authenticate` for a key arriving now (not an open socket's check): a key that is unknown or revoked costs its
-   * sender's address one keyless request, so guessing keys, each a key-store look-up, is budgeted like any keyless call.
+   * The caller of a header, path or (WebSocket) message key, verified and checked against the plan; undefined without a
+   * key. A key arriving now (not an open socket's `recheck`) that is unknown or revoked costs its sender's address one
+   * keyless request, so guessing keys, each a key-store look-up, is budgeted like any keyless call.
    */
-  private async admitKey(req: IncomingMessage, route: Route, messageKey?: string, logFields?: Record<string, unknown>): Promise<Caller | undefined> {
-    try {
-      return await this.authenticate(req, route, messageKey, logFields);
-    } catch (err) {
-      if (isGatewayError(err) && err.errorName === 'KEY_INVALID') this.chargeKeyless(req, 1);
-      throw err;
-    }
-  }
-
-  /** The caller of a header, path or (WebSocket) message key, verified and checked against the plan; undefined without a key. */
-  private async authenticate(req: IncomingMessage, route: Route, messageKey?: string, logFields?: Record<string, unknown>): Promise<Caller | undefined> {
+  private async authenticate(req: IncomingMessage, route: Route, messageKey?: string, logFields?: Record<string, unknown>, recheck = false): Promise<Caller | undefined> {
     const raw = extractKey(req.headers, route.pathKey, messageKey);
     if (raw === undefined) return undefined;
     const key = await this.opts.verifier.verify(raw);
-    if (!key) throw new GatewayError('KEY_INVALID');
+    if (!key) {
+      if (!recheck) this.chargeKeyless(req, 1);
+      throw new GatewayError('KEY_INVALID');
+    }
     if (logFields) logFields.keyId = key.id;
     const api = route.api === 'keys' || route.api === 'ops' || route.api === 'usage' ? undefined : route.api;
     if (api && !key.plan.apis.includes(api)) {
