@@ -17,7 +17,7 @@ interface Job {
 const job = JSON.parse(readFileSync(process.argv[2], 'utf8')) as Job;
 const u = new URL(job.url);
 const started = process.cpuUsage();
-const result = await autocannon({
+const tracker = autocannon({
   url: u.origin,
   connections: job.connections,
   duration: job.seconds,
@@ -28,13 +28,19 @@ const result = await autocannon({
     body,
   })),
 });
+// autocannon's histogram keeps whole milliseconds, a fifth of a sub-10 ms p99; its per-response time is exact.
+const times: number[] = [];
+tracker.on('response', (_client: unknown, _status: number, _bytes: number, ms: number) => times.push(ms));
+const result = await tracker;
 const used = process.cpuUsage(started);
+times.sort((a, b) => a - b);
+const quantile = (q: number) => (times.length === 0 ? 0 : times[Math.min(times.length - 1, Math.floor(q * times.length))]);
 process.stdout.write(
   JSON.stringify({
     rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    max: result.latency.max,
+    p50: quantile(0.5),
+    p99: quantile(0.99),
+    max: times.length === 0 ? 0 : times[times.length - 1],
     non2xx: result.non2xx,
     errors: result.errors,
     timeouts: result.timeouts,
