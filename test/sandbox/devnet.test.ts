@@ -64,6 +64,15 @@ describe('sandbox: EVM devnet', () => {
     expect(await post('{"jsonrpc":"2.0","method":"eth_chainId"}')).to.deep.equal({ status: 204, text: '' });
   });
 
+  it('answers by-name params -32602 (invalid params, as geth and anvil do), and a primitive params -32600', async () => {
+    const post = async (body: string) => (await fetch(devnet.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).text();
+    const byName = await post('{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":{"address":"0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266"}}');
+    expect(JSON.parse(byName)).to.deep.equal({ jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'non-array args' } });
+    const inBatch = JSON.parse(await post('[{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":{}},{"jsonrpc":"2.0","id":2,"method":"eth_chainId"}]'));
+    expect(inBatch.map((r: any) => r.error?.code ?? r.result)).to.deep.equal([-32602, '0xaa36a7']);
+    expect(JSON.parse(await post('{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":"x"}')).error.code).to.equal(-32600);
+  });
+
   it('refuses GET', async () => {
     const res = await fetch(devnet.url);
     expect(res.status).to.equal(405);
