@@ -351,7 +351,12 @@ export const configSchema = z.object({
   sandbox: z
     .object({
       enabled: z.boolean().default(false).describe('Serve networks without upstreams from local stand-ins'),
-      blockIntervalMs: z.number().int().min(0).default(2_000).describe('Ledger record-file interval; 0 mines on every transaction'),
+      blockIntervalMs: z
+        .number()
+        .int()
+        .min(0)
+        .default(2_000)
+        .describe('Sandbox block time: the ledger closes a record file this often (0: on every transaction); the EVM devnets, which mine each transaction at once, also mine an empty block this often (0: never)'),
       history: z
         .boolean()
         .default(true)

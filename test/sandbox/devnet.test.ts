@@ -79,6 +79,38 @@ describe('sandbox: EVM devnet', () => {
   });
 });
 
+describe('sandbox: EVM devnet with a block interval', function () {
+  this.timeout(30_000);
+  let devnet: Devnet;
+  let provider: JsonRpcProvider;
+  before(async () => {
+    devnet = await startDevnet({ chainId: 11155111, blockIntervalMs: 100, history: true });
+    provider = new JsonRpcProvider(devnet.url, undefined, { cacheTimeout: -1, staticNetwork: true, pollingInterval: 50 });
+  });
+  after(async () => {
+    provider.destroy();
+    await devnet.close();
+  });
+
+  it('mines empty blocks while nothing is sent, after the history that fills the same first blocks on every start', async () => {
+    const first = await provider.getBlock(1);
+    expect(first!.transactions).to.have.length(1);
+    const start = await provider.getBlockNumber();
+    let latest = start;
+    while (latest < start + 2) latest = await provider.getBlockNumber();
+    const empty = await provider.getBlock(latest);
+    expect(empty!.transactions).to.deep.equal([]);
+  });
+
+  it('still mines a transaction at once, without waiting for the interval', async () => {
+    const [a, b] = sandboxAccounts();
+    const sent = await new Wallet(a.privateKey, provider).sendTransaction({ to: b.address, value: 1n });
+    const receipt = await provider.send('eth_getTransactionReceipt', [sent.hash]);
+    expect(receipt, 'mined before the send returned').to.not.equal(null);
+    expect(receipt.status).to.equal('0x1');
+  });
+});
+
 describe('sandbox: devnet pool', () => {
   it('starts each network once, on first use, and answers with its chain id', async () => {
     const pool = new DevnetPool();
