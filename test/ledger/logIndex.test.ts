@@ -6,6 +6,7 @@
 import { expect } from 'chai';
 import type { LedgerRelay } from '../../src/relay/ledgerRelay.js';
 import { buildFixture, type Fixture } from '../sandbox/mirror/fixture.js';
+import { rpc, startTestGateway, withLedgerNetwork, type TestGateway } from '../support/gateway.js';
 import { result, testRelay } from './helpers.js';
 
 const hex = (n: number) => `0x${n.toString(16)}`;
@@ -39,6 +40,22 @@ describe('ledger relay: logIndex is the position in the block', function () {
     expect(byHash.map(key)).to.deep.equal(expected);
     expect(receipts.flatMap((r: any) => r.logs).map(key)).to.deep.equal(expected);
     expect(blockReceipts.flatMap((r: any) => r.logs).map(key)).to.deep.equal(expected);
+  });
+
+  it('gives the same logIndex through a gateway filter (eth_newFilter, eth_getFilterLogs)', async () => {
+    const block = hex(f.blocks.calls.number);
+    const expected = (await result(relay, 'eth_getLogs', [{ fromBlock: block, toBlock: block }])).map(key);
+    expect(expected.map((k: string) => k.split(':')[1])).to.deep.equal(['0x0', '0x1']);
+    let t: TestGateway | undefined;
+    try {
+      t = await startTestGateway({ chains: withLedgerNetwork('testnet', { chainId: 298, ledger: { mirrorUrl: f.mirror.url, consensus: 'testnet' } }) });
+      const url = `${t.gw.url}/hedera-testnet/v1/${t.key}/rpc`;
+      const call = async (method: string, params: unknown[]) => (await rpc(url, { jsonrpc: '2.0', id: 1, method, params })).json.result;
+      const id = await call('eth_newFilter', [{ fromBlock: block, toBlock: block, address: f.contract.address }]);
+      expect((await call('eth_getFilterLogs', [id])).map(key)).to.deep.equal(expected);
+    } finally {
+      await t?.close();
+    }
   });
 
   it('starts again at 0 in the next block', async () => {
