@@ -53,6 +53,7 @@ export const ERRORS = {
   KEY_DATABASE_UNREACHABLE: entry(503, -32603, 'SERVICE_UNAVAILABLE', 'The key store database (DATABASE_URL) cannot be reached'),
   DATA_DIR_UNWRITABLE: entry(503, -32603, 'SERVICE_UNAVAILABLE', 'The data directory cannot be written'),
   PORT_IN_USE: entry(503, -32603, 'SERVICE_UNAVAILABLE', 'The port is in use by another process'),
+  SANDBOX_NOT_INSTALLED: entry(503, -32603, 'SERVICE_UNAVAILABLE', 'This build has no sandbox'),
   PLAN_FORBIDDEN: entry(403, -32003, 'FORBIDDEN', 'Your plan does not include this API'),
   RELAY_FORBIDDEN: entry(403, -32003, 'FORBIDDEN', 'Your plan does not include the ledger JSON-RPC relay'),
   // Refused per call (HTTP 200), so the other calls of a batch are still answered.
