@@ -5,11 +5,17 @@
  * whoever writes for it, a plan's user is refused once its limit is reached while another plan's still writes, the
  * operator's total budget refuses everyone, and the window's reset opens the budgets again.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect } from 'chai';
 import { Wallet } from 'ethers';
 import { defaultPlans } from '../../src/config/catalogue.js';
 import type { ConfigInput } from '../../src/config/schema.js';
+import { transactionsNeeded } from '../../src/ledger/consensus.js';
+import { sandboxAccounts } from '../../src/sandbox/accounts.js';
 import { startLedgerSandbox, type LedgerSandbox } from '../../src/sandbox/index.js';
+import { FEES_TINYBAR } from '../../src/sandbox/ledger/chain.js';
 import { rpc, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { postgresSchema } from '../support/keyStores.js';
 import { needService } from '../support/services.js';
@@ -151,6 +157,16 @@ describe('hbar spending limits (two instances, one Redis, Postgres)', function (
     expect((await write(b, developer.key, 1)).json.result).to.be.a('string');
   });
 
+  it('judges from the key store while Redis is down, never admitting what the persisted spend rules out', async () => {
+    await redis.down();
+    try {
+      expect((await write(a, free.key, 0)).json.error.code).to.equal(-32606);
+      expect((await write(b, developer.key, 1)).json.result).to.be.a('string');
+    } finally {
+      await redis.up();
+    }
+  });
+
   it('takes a per-key budget set through the admin API', async () => {
     const set = await fetch(`${a.gw.adminUrl}/keys/${free.id}/hbar-limit`, {
       method: 'PUT',
@@ -182,5 +198,52 @@ describe('hbar spending limits (two instances, one Redis, Postgres)', function (
     const refused = await write(a, developer.key, 1);
     expect(refused.json.error.data).to.include({ budget: 'operator', network: 'hedera-testnet', usedTinybar: ETH_TX_FEE });
     expect(refused.json.error.message).to.match(/the operator's hbar budget on hedera-testnet has 150000 of 250000 tinybar left/);
+  });
+});
+
+describe('hbar spending limits (one instance, embedded store)', function () {
+  this.timeout(120_000);
+  let dataDir: string;
+  let t: TestGateway | undefined;
+  const start = () => startTestGateway({ keys: { dataDir } });
+
+  before(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'hbar-limits-'));
+  });
+  after(async () => {
+    await t?.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('reserves a large deployment\'s file-service transactions too, settles it to all of their fees, and keeps the spend across a restart', async () => {
+    t = await start();
+    const { key } = await t.newKey('developer', []);
+    const wallet = new Wallet(sandboxAccounts(1)[0].privateKey);
+    // STOP, then padding: call data past the file-service threshold, uploaded in a FileCreate and two FileAppends.
+    const initCode = `0x00${'ab'.repeat(6_000)}`;
+    expect(transactionsNeeded(6_001)).to.equal(4);
+    const raw = await wallet.signTransaction({ type: 2, chainId: CHAIN_ID, nonce: 0, gasLimit: 400_000, maxFeePerGas: GAS_PRICE, maxPriorityFeePerGas: 0, data: initCode });
+    const sent = await rpc(`${t.gw.url}/hedera-testnet/rpc`, { jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransaction', params: [raw] }, { 'x-api-key': key });
+    expect(sent.json.result).to.match(/^0x[0-9a-f]{64}$/);
+    const charged = Number(FEES_TINYBAR.FILECREATE + 2n * FEES_TINYBAR.FILEAPPEND + FEES_TINYBAR.ETHEREUMTRANSACTION);
+    const report = async () => (await (await fetch(`${t!.gw.url}/usage`, { headers: { 'x-api-key': key } })).json()).hbar;
+    expect((await report()).spent).to.deep.include({ network: 'hedera-testnet', tinybar: charged });
+
+    await t.close();
+    t = await start();
+    expect((await report()).spent).to.deep.include({ network: 'hedera-testnet', tinybar: charged });
+    // A key whose budget holds one write at the largest fee but not four: the large deployment is refused unsent.
+    const small = await t.newKey('developer', []);
+    await t.gw.keyStore.setHbarLimit(small.id, 3 * 2_000_000_000);
+    const other = new Wallet(sandboxAccounts(2)[1].privateKey);
+    const big = await other.signTransaction({ type: 2, chainId: CHAIN_ID, nonce: 0, gasLimit: 400_000, maxFeePerGas: GAS_PRICE, maxPriorityFeePerGas: 0, data: initCode });
+    const refused = await rpc(`${t.gw.url}/hedera-testnet/rpc`, { jsonrpc: '2.0', id: 2, method: 'eth_sendRawTransaction', params: [big] }, { 'x-api-key': small.key });
+    expect(refused.json.error.data).to.include({ budget: 'key', usedTinybar: 0, neededTinybar: 4 * 2_000_000_000, limitTinybar: 3 * 2_000_000_000 });
+    const plain = await other.signTransaction({ type: 2, chainId: CHAIN_ID, nonce: 0, gasLimit: 21_000, maxFeePerGas: GAS_PRICE, maxPriorityFeePerGas: 0, to: other.address });
+    expect((await rpc(`${t.gw.url}/hedera-testnet/rpc`, { jsonrpc: '2.0', id: 3, method: 'eth_sendRawTransaction', params: [plain] }, { 'x-api-key': small.key })).json.result).to.be.a('string');
+
+    const page = await fetch(`${t.gw.url}/keys/usage`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ key }).toString() });
+    const html = await page.text();
+    expect(html).to.include(`<tr data-network="hedera-testnet"><td>hedera-testnet</td><td class="n hbar-spent">${charged / 1e8} ℏ</td>`);
   });
 });
