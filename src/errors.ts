@@ -88,6 +88,9 @@ export const ERRORS = {
   TRANSACTION_TOO_LARGE: entry(200, -32201, 'BAD_USER_INPUT', 'Transaction size exceeds the limit'),
   UNKNOWN_SENDER: entry(200, -32001, 'BAD_USER_INPUT', 'Sender account not found on the network'),
   WRITES_NOT_CONFIGURED: entry(200, -32603, 'BAD_REQUEST', 'Writes are not configured on this network: no operator account'),
+  // Per call (HTTP 200, like every JSON-RPC error); 429 is the status the official relay's HTTP mapping gives it. Code
+  // and message are the official relay's HBAR_RATE_LIMIT_EXCEEDED, which clients match on.
+  HBAR_LIMITED: entry(429, -32606, 'RATE_LIMITED', 'HBAR Rate limit exceeded'),
   SUBMISSION_FAILED: entry(200, -32000, 'BAD_REQUEST', 'Transaction was not accepted by the network'),
   MIRROR_UNAVAILABLE: entry(200, -32020, 'BAD_GATEWAY', 'Mirror node unavailable'),
   // GraphQL passthrough guards and subscription limits.
