@@ -677,6 +677,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
         gasLimit: Number(item.gas),
         amountTinybar: Number(item.name === 'CONTRACTCALL' ? item.amountTinybar : item.initialBalanceTinybar),
         gasUsed: Number(h.contractGasUsed ?? 0n),
+        ...(h.contractRun.creation ? { initcode: `0x${h.contractRun.creation.initcode.toString('hex')}` } : {}),
       };
     }
     return record;

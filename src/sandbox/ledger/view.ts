@@ -93,8 +93,8 @@ export interface LedgerTransaction {
    * 32 bytes of `hash`, the hash the mirror node files a consensus-node contract call's result under.
    */
   evmHash?: string;
-  /** For CONTRACTCALL and CONTRACTCREATEINSTANCE: what the HAPI body asked for. */
-  contractCall?: { functionParameters: string; gasLimit: number; amountTinybar: number; gasUsed: number };
+  /** For CONTRACTCALL and CONTRACTCREATEINSTANCE: what the HAPI body asked for (a creation's init code too) and the gas used. */
+  contractCall?: { functionParameters: string; gasLimit: number; amountTinybar: number; gasUsed: number; initcode?: string };
 }
 
 export interface LedgerView extends EventEmitter {

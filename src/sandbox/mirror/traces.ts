@@ -77,7 +77,7 @@ export function traceRoutes(view: LedgerView): Route[] {
   }
 
   function callTrace(tx: LedgerTransaction): Promise<Frame> {
-    const hash = tx.ethHash as string;
+    const hash = tx.evmHash ?? (tx.ethHash as string);
     let trace = callTraces.get(hash);
     if (!trace) {
       trace = view.evm.request({ method: 'debug_traceTransaction', params: [hash, { tracer: 'callTracer' }] }) as Promise<Frame>;
@@ -164,7 +164,7 @@ export function traceRoutes(view: LedgerView): Route[] {
         // Memory is always traced: a REVERT's reason is read from it, even when the caller did not ask for memory.
         const trace = (await view.evm.request({
           method: 'debug_traceTransaction',
-          params: [tx.ethHash, { enableMemory: true, disableStack: false, disableStorage: !storage }],
+          params: [tx.evmHash ?? tx.ethHash, { enableMemory: true, disableStack: false, disableStorage: !storage }],
         })) as StructTrace;
         return {
           // The spec's rule: the recipient, or the zero address for a creation.
