@@ -8,6 +8,7 @@ import {
   AccountId,
   AccountInfoQuery,
   Client,
+  EthereumTransaction,
   Hbar,
   KeyList,
   PrivateKey,
@@ -19,7 +20,9 @@ import {
   TransferTransaction,
 } from '@hashgraph/sdk';
 import { expect } from 'chai';
+import { Wallet } from 'ethers';
 import { startLedgerSandbox, type LedgerSandbox } from '../../src/sandbox/index.js';
+import { validateMirrorResponse } from '../support/mirrorSchema.js';
 
 const CHAIN_ID = 298;
 
@@ -37,6 +40,13 @@ describe('sandbox: hollow accounts and key aliases with the real SDK', () => {
     operator?.close();
     await sandbox?.close();
   });
+
+  const mirror = async (path: string) => {
+    const res = await fetch(`${sandbox.mirrorUrl}${path}`);
+    const body = await res.json();
+    expect(validateMirrorResponse(path, 'get', res.status, body), `${path} against the mirror-node OpenAPI document`).to.deep.equal([]);
+    return body as any;
+  };
 
   const send = (to: AccountId, hbar: number) =>
     new TransferTransaction()
@@ -78,6 +88,14 @@ describe('sandbox: hollow accounts and key aliases with the real SDK', () => {
       expect(info.balance.toTinybars().toNumber()).to.equal(new Hbar(20).toTinybars().toNumber());
     });
 
+    it('shows on the mirror node: the account by its address, and the creation as a child transaction', async () => {
+      const account = await mirror(`/api/v1/accounts/0x${address}`);
+      expect(account).to.include({ account: created.toString(), evm_address: `0x${address}`, alias: null, key: null });
+      const listed = await mirror(`/api/v1/transactions?transactiontype=CRYPTOCREATEACCOUNT&limit=100`);
+      const child = listed.transactions.find((t: { entity_id: string }) => t.entity_id === created.toString());
+      expect(child).to.include({ nonce: 1, result: 'SUCCESS', memo_base64: Buffer.from('lazy-created account').toString('base64') });
+    });
+
     it('is completed by paying for a token create with its ECDSA key, and can then associate', async () => {
       const hollow = clientFor(created, key);
       try {
@@ -96,6 +114,20 @@ describe('sandbox: hollow accounts and key aliases with the real SDK', () => {
       } finally {
         hollow.close();
       }
+    });
+
+    it('completes another hollow account by its first EthereumTransaction, the key recovered from its signature', async () => {
+      const ethKey = PrivateKey.generateECDSA();
+      const lazy = await (await send(AccountId.fromEvmAddress(0, 0, ethKey.publicKey.toEvmAddress()), 5)).getRecord(operator);
+      const hollowId = lazy.transfers.find((t) => t.amount.toTinybars().toNumber() === new Hbar(5).toTinybars().toNumber())!.accountId;
+      const wallet = new Wallet(`0x${ethKey.toStringRaw()}`);
+      const raw = await wallet.signTransaction({ type: 2, chainId: CHAIN_ID, nonce: 0, to: sandbox.accounts[0].address, value: 1n, gasLimit: 21_000, maxFeePerGas: 710_000_000_000n, maxPriorityFeePerGas: 0 });
+      const response = await new EthereumTransaction().setEthereumData(Buffer.from(raw.slice(2), 'hex')).setMaxGasAllowanceHbar(new Hbar(1)).execute(operator);
+      const record = await new TransactionRecordQuery().setTransactionId(response.transactionId).setIncludeChildren(true).execute(operator);
+      expect(record.receipt.status).to.equal(Status.Success);
+      expect(record.children.map((c) => c.receipt.status)).to.deep.equal([Status.Success]);
+      const info = await new AccountInfoQuery().setAccountId(hollowId).execute(operator);
+      expect(info.key.toString()).to.equal(ethKey.publicKey.toString());
     });
 
     it('refuses a hollow payer whose signature is not its address key', async () => {
@@ -129,6 +161,9 @@ describe('sandbox: hollow accounts and key aliases with the real SDK', () => {
       expect(byId.key.toString()).to.equal(key.publicKey.toString());
       if (kind === 'ECDSA') expect(byId.contractAccountId).to.equal(key.publicKey.toEvmAddress());
       expect(info === undefined || info.accountId.toString() === id.toString()).to.equal(true);
+      const account = await mirror(`/api/v1/accounts/${id.toString()}`);
+      expect(account.alias).to.not.equal(null);
+      expect((await mirror(`/api/v1/accounts/${account.alias}`)).account).to.equal(id.toString());
       const balance = await new AccountBalanceQuery().setAccountId(id).execute(operator);
       expect(balance.hbars.toTinybars().toNumber()).to.equal(new Hbar(10).toTinybars().toNumber());
       // A second transfer to the same alias credits the same account.
