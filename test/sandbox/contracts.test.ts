@@ -131,6 +131,10 @@ describe('sandbox: ContractCreate and ContractCall through the consensus node', 
       const receipt = await result(relay, 'eth_getTransactionReceipt', [hash]);
       expect(receipt).to.include({ status: '0x1', to: contractAddress, transactionHash: hash });
       expect(receipt.logs).to.have.length(1);
+      const tx = await result(relay, 'eth_getTransactionByHash', [hash]);
+      expect(tx).to.include({ hash, to: contractAddress, input: abi.encodeFunctionData('greet', ['hi there']), value: '0x48c27395000' });
+      const block = await result(relay, 'eth_getBlockByNumber', [receipt.blockNumber, false]);
+      expect(block.transactions).to.include(hash);
       const logs = await result(relay, 'eth_getLogs', [{ address: contractAddress, fromBlock: '0x0', toBlock: 'latest' }]);
       expect(logs.map((l: { transactionHash: string }) => l.transactionHash)).to.include(hash);
       const event = abi.parseLog(logs.at(-1))!;

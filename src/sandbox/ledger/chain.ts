@@ -386,7 +386,8 @@ export class LedgerChain extends EventEmitter implements LedgerView {
       return;
     }
     await this.#charge(h, item.payer, fee);
-    if (item.completesHollow) this.#completeHollow(h, payer, item.completesHollow);
+    // Two transactions of one hollow payer may share a block: the first completes it.
+    if (item.completesHollow && !this.#keys.has(item.payer)) this.#completeHollow(h, payer, item.completesHollow);
     switch (item.name) {
       case 'FILECREATE': {
         h.fileId = entityId(this.#nextNum++);

@@ -18,6 +18,7 @@ import {
   transactionIdOf,
   transactionIdProto,
 } from './hapi.js';
+import { accountRef, resolveExisting } from './aliases.js';
 import { functionResult } from './contracts.js';
 import type { LedgerTransaction } from './view.js';
 
@@ -37,6 +38,12 @@ function receiptOf(tx: LedgerTransaction | undefined, status: string): proto.ITr
   if (tx?.result === 'SUCCESS' && tx.entityId && tx.name === 'CRYPTOCREATEACCOUNT') receipt.accountID = accountIdProto(tx.entityId);
   if (tx?.result === 'SUCCESS' && tx.entityId && tx.name === 'TOKENCREATION') receipt.tokenID = tokenIdProto(tx.entityId);
   return receipt;
+}
+
+/** The account an AccountID names, by number or by alias (HIP-32 key, HIP-583 EVM address), as queries accept. */
+function accountNamed(chain: LedgerChain, id: proto.IAccountID | null | undefined) {
+  const ref = accountRef(id);
+  return ref ? resolveExisting(chain, ref) : undefined;
 }
 
 /** A transaction's child records (auto-creations, hollow-account completions), in consensus order. */
@@ -94,15 +101,13 @@ const handlers: Record<string, Handler> = {
 
   async cryptogetAccountBalance(chain, q) {
     const body = q.cryptogetAccountBalance;
-    const id = idOf(body?.accountID ?? body?.contractID);
-    const account = id ? chain.account(id) : undefined;
+    const account = body?.contractID ? chain.account(idOf(body.contractID) ?? '') : accountNamed(chain, body?.accountID);
     if (!account) return { status: body?.contractID ? 'INVALID_CONTRACT_ID' : 'INVALID_ACCOUNT_ID' };
     return { status: 'OK', answer: { accountID: accountIdProto(account.id), balance: int64(await chain.balanceTinybar(account)) } };
   },
 
   async cryptoGetInfo(chain, q) {
-    const id = idOf(q.cryptoGetInfo?.accountID);
-    const account = id ? chain.account(id) : undefined;
+    const account = accountNamed(chain, q.cryptoGetInfo?.accountID);
     if (!account) return { status: 'INVALID_ACCOUNT_ID' };
     const key = chain.accountKey(account.id);
     const nonce = (await chain.evm.request({ method: 'eth_getTransactionCount', params: [account.evmAddress, 'latest'] })) as string;
