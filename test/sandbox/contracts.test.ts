@@ -81,6 +81,14 @@ describe('sandbox: ContractCreate and ContractCall through the consensus node', 
     expect(created.contractId?.toString()).to.equal(record.receipt.contractId?.toString());
     expect(Buffer.from(created.evmAddress!).toString('hex')).to.equal(record.receipt.contractId!.toSolidityAddress());
     expect(created.gasUsed.toNumber()).to.be.greaterThan(53_000);
+    const hash = `0x${Buffer.from(record.transactionHash).subarray(0, 32).toString('hex')}`;
+    const receipt = await result(relay, 'eth_getTransactionReceipt', [hash]);
+    expect(receipt).to.include({ status: '0x1', contractAddress: `0x${record.receipt.contractId!.toSolidityAddress()}` });
+    const contract = await mirror(`/api/v1/contracts/${record.receipt.contractId!.toString()}`);
+    expect(contract).to.include({ evm_address: `0x${record.receipt.contractId!.toSolidityAddress()}` });
+    expect(contract.bytecode.startsWith(greeter().bytecode)).to.equal(true);
+    const actions = await mirror(`/api/v1/contracts/results/${hash}/actions`);
+    expect(actions.actions[0]).to.include({ call_type: 'CREATE', call_operation_type: 'CREATE', to: `0x${record.receipt.contractId!.toSolidityAddress()}` });
   });
 
   describe('ContractExecute with parameters and a payable amount', () => {

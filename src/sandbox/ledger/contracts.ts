@@ -182,7 +182,10 @@ export async function functionResult(
   };
   if (!succeeded) result.errorMessage = output !== '0x' ? output : tx.result;
   if (contract) result.contractID = contractIdProto(contract.id);
-  if (contract && tx.name === 'CONTRACTCREATEINSTANCE') result.evmAddress = { value: bytes(contract.evmAddress) };
+  if (contract && tx.name === 'CONTRACTCREATEINSTANCE' && succeeded) {
+    result.evmAddress = { value: bytes(contract.evmAddress) };
+    result.createdContractIDs = [contractIdProto(contract.id)];
+  }
   if (sender) result.senderId = accountIdProto(sender.id);
   if (tx.contractCall) {
     result.gas = int64(tx.contractCall.gasLimit);

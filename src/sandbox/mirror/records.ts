@@ -287,7 +287,8 @@ export class EthRecords {
       bloom: receipt?.logsBloom ?? '0x',
       call_result: output,
       contract_id: contractId,
-      created_contract_ids: createdAddresses(trace).map(idOf).filter((id): id is string => id !== null),
+      // A consensus-node creation ran as a call: the contract it created leads the list, as CREATE frames would.
+      created_contract_ids: [...(hapiCreated && created ? [created] : []), ...createdAddresses(trace)].map(idOf).filter((id): id is string => id !== null),
       error_message: succeeded ? null : output !== '0x' ? output : tx.result,
       // The real node names the sender and the contract by entity: their long-zero addresses, not their EVM ones.
       from: sender ? longZeroAddress(sender.num) : (etx?.from.toLowerCase() ?? null),

@@ -80,7 +80,10 @@ export function traceRoutes(view: LedgerView): Route[] {
     const hash = tx.evmHash ?? (tx.ethHash as string);
     let trace = callTraces.get(hash);
     if (!trace) {
-      trace = view.evm.request({ method: 'debug_traceTransaction', params: [hash, { tracer: 'callTracer' }] }) as Promise<Frame>;
+      trace = (view.evm.request({ method: 'debug_traceTransaction', params: [hash, { tracer: 'callTracer' }] }) as Promise<Frame>).then((frame) =>
+        // A consensus-node creation ran its init code as a call at the new address: its top frame is the CREATE.
+        tx.name === 'CONTRACTCREATEINSTANCE' && tx.contractCall?.initcode ? { ...frame, type: 'CREATE', input: tx.contractCall.initcode } : frame,
+      );
       callTraces.set(hash, trace);
       trace.catch(() => callTraces.delete(hash));
     }
