@@ -66,7 +66,10 @@ export interface LedgerTransaction {
   blockNumber: number;
   /** Position among this block's transactions. */
   index: number;
-  /** For ETHEREUMTRANSACTION: the 32-byte Ethereum hash; the EVM knows the transaction by it. */
+  /**
+   * For ETHEREUMTRANSACTION: the 32-byte Ethereum hash; the EVM knows the transaction by it. For CONTRACTCALL and
+   * CONTRACTCREATEINSTANCE that ran: the first 32 bytes of `hash` (see `evmHash`).
+   */
   ethHash?: string;
   /**
    * For ETHEREUMTRANSACTION: whether the EVM executed it. False when the ledger refused it first (WRONG_NONCE,
