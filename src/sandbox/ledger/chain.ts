@@ -484,9 +484,10 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     }
     h.eth = tx;
     const from = tx.from!.toLowerCase();
-    const sender = this.#seen(from);
+    const known = this.account(from);
+    this.#seen(from);
     // The sender's first EthereumTransaction completes a hollow account with the key that signed it (HIP-583).
-    if (isHollow(sender, this.#keys.get(sender.id))) this.#completeHollow(h, sender, PublicKey.fromStringECDSA(SigningKey.computePublicKey(tx.fromPublicKey!, true)));
+    if (known && isHollow(known, this.#keys.get(known.id))) this.#completeHollow(h, known, PublicKey.fromStringECDSA(SigningKey.computePublicKey(tx.fromPublicKey!, true)));
     if (tx.to) this.#seen(tx.to.toLowerCase());
     if (tx.chainId !== 0n && tx.chainId !== BigInt(this.chainId)) {
       h.result = 'WRONG_CHAIN_ID';
