@@ -151,6 +151,21 @@ describe('sandbox: ContractCreate and ContractCall through the consensus node', 
     });
   });
 
+  it('runs a call paid by an ECDSA account with its EVM address as msg.sender', async () => {
+    const account = sandbox.accounts[1];
+    const payer = Client.forNetwork(sandbox.consensus, { scheduleNetworkUpdate: false }).setOperator(account.accountId, PrivateKey.fromStringECDSA(account.privateKey));
+    try {
+      const response = await new ContractExecuteTransaction().setContractId(contractId).setGas(200_000).setFunction('greet', new ContractFunctionParameters().addString('from ecdsa')).execute(payer);
+      const record = await response.getRecord(payer);
+      expect(record.receipt.status).to.equal(Status.Success);
+      const log = record.contractFunctionResult!.logs[0];
+      expect(`0x${Buffer.from(log.topics[1]).subarray(12).toString('hex')}`).to.equal(account.address.toLowerCase());
+      expect(record.contractFunctionResult!.senderAccountId?.toString()).to.equal(account.accountId);
+    } finally {
+      payer.close();
+    }
+  });
+
   it('answers CONTRACT_REVERT_EXECUTED for a revert, with the revert data in the record and the mirror result', async () => {
     const response = await new ContractExecuteTransaction().setContractId(contractId).setGas(100_000).setFunction('fail').execute(client);
     const record = await new TransactionRecordQuery().setTransactionId(response.transactionId).setValidateReceiptStatus(false).execute(client);
