@@ -128,6 +128,10 @@ describe('sandbox: ContractCreate and ContractCall through the consensus node', 
       expect(single.function_parameters).to.equal(abi.encodeFunctionData('greet', ['hi there']));
       expect(single.logs).to.have.length(1);
       expect(single.nonce).to.equal(null);
+      const txId = record.transactionId.toString().replace('@', '-').replace(/\.(\d+)$/, (_, n: string) => `-${n.padStart(9, '0')}`);
+      expect((await mirror(`/api/v1/contracts/results/${txId}`)).hash).to.equal(hash);
+      const listed = await mirror(`/api/v1/contracts/${contractId}/results`);
+      expect(listed.results.map((r: { hash: string }) => r.hash)).to.include(hash);
       const logs = await mirror(`/api/v1/contracts/${contractId}/results/logs`);
       expect(logs.logs.map((l: { transaction_hash: string }) => l.transaction_hash)).to.include(hash);
       const actions = await mirror(`/api/v1/contracts/results/${hash}/actions`);
