@@ -155,6 +155,16 @@ describe('sandbox: ContractCreate and ContractCall through the consensus node', 
     });
   });
 
+  it('answers CONTRACT_REVERT_EXECUTED for a constructor that reverts, and leaves no contract', async () => {
+    // PUSH1 0, PUSH1 0, REVERT
+    const response = await new ContractCreateTransaction().setBytecode(Buffer.from('60006000fd', 'hex')).setGas(100_000).execute(client);
+    const record = await new TransactionRecordQuery().setTransactionId(response.transactionId).setValidateReceiptStatus(false).execute(client);
+    expect(record.receipt.status).to.equal(Status.ContractRevertExecuted);
+    expect(record.receipt.contractId).to.equal(null);
+    const hash = `0x${Buffer.from(record.transactionHash).subarray(0, 32).toString('hex')}`;
+    expect(await mirror(`/api/v1/contracts/results/${hash}`)).to.include({ result: 'CONTRACT_REVERT_EXECUTED', status: '0x0' });
+  });
+
   it('runs a call paid by an ECDSA account with its EVM address as msg.sender', async () => {
     const account = sandbox.accounts[1];
     const payer = Client.forNetwork(sandbox.consensus, { scheduleNetworkUpdate: false }).setOperator(account.accountId, PrivateKey.fromStringECDSA(account.privateKey));
