@@ -52,7 +52,8 @@ export const FEES_TINYBAR = {
   CRYPTOTRANSFER: 100_000n,
   TOKENCREATION: 100_000_000n,
   TOKENASSOCIATE: 5_000_000n,
-  // The fee schedule's base prices (ContractCreate $1, ContractCall $0.05, gas on top) on this table's scale.
+  // The fee schedule's base prices (ContractCreate $1, ContractCall $0.05, gas on top) at this table's rate of one
+  // HBAR per US dollar (TokenCreate $1, TokenAssociate/CryptoCreate/FileCreate $0.05, FileDelete $0.007).
   CONTRACTCREATEINSTANCE: 100_000_000n,
   CONTRACTCALL: 5_000_000n,
 } as const;
