@@ -6,6 +6,7 @@
 import { PublicKey } from '@hashgraph/sdk';
 import type { proto } from '@hashgraph/proto';
 import type { NativeWork } from './chain.js';
+import { accountRef } from './aliases.js';
 import { idOf, toBigInt } from './hapi.js';
 
 export const NATIVE_METHODS: Record<string, string> = {
@@ -43,7 +44,8 @@ export function decodeNative(body: proto.TransactionBody): NativeDecoded | strin
       const t = body.cryptoTransfer!;
       const hbar: Array<{ account: string; amount: bigint }> = [];
       for (const aa of t.transfers?.accountAmounts ?? []) {
-        const account = idOf(aa.accountID);
+        // An account may be named by alias (HIP-32 key, HIP-583 EVM address): the chain resolves or creates it.
+        const account = accountRef(aa.accountID);
         if (!account) return 'INVALID_ACCOUNT_ID';
         hbar.push({ account, amount: toBigInt(aa.amount) });
       }
