@@ -10,8 +10,8 @@ let validStart = 1_700_000_000;
 /** Submits a FILECREATE paid by the operator; it is recorded when the next block closes. */
 async function submitFile(chain: LedgerChain): Promise<void> {
   const status = await chain.createFile({
-    transactionId: `0.0.2-${validStart++}-0`,
-    payer: '0.0.2',
+    transactionId: `${chain.operator.accountId}-${validStart++}-0`,
+    payer: chain.operator.accountId,
     hash: `0x${randomBytes(48).toString('hex')}`,
     contents: Buffer.from('hello'),
   });
