@@ -14,7 +14,10 @@ import { METHODS, dispatch } from '../methods/index.js';
 import type { MethodEnv } from '../methods/types.js';
 import type { CallContext, RpcBackend } from '../rpc/answer.js';
 import type { RpcCall, RpcOutcome } from '../rpc/jsonrpc.js';
+import { GatewayError } from '../errors.js';
+import { logAddressesOf } from '../ledger/addresses.js';
 import { finalAnswer } from '../ledger/finalAnswers.js';
+import { LOG_FETCH_CONCURRENCY, MAX_LOG_ADDRESSES } from '../methods/eth_getLogs.js';
 import { ReadCache, type CacheStats } from '../ledger/cache.js';
 import { consensusOnDemand } from '../ledger/consensus.js';
 import { MirrorClient, type MirrorStats } from '../ledger/mirror.js';
@@ -26,6 +29,11 @@ export interface LedgerRelayStats {
 }
 
 export interface LedgerRelay extends RpcBackend {
+  /**
+   * Every address the logs of a `logs` subscription on `addresses` can carry (a contract's EVM and long-zero
+   * addresses); refuses one that is neither a contract nor a token, as the official relay does.
+   */
+  logAddresses(addresses: string[]): Promise<string[]>;
   close(): Promise<void>;
   stats(): LedgerRelayStats;
 }
@@ -77,6 +85,20 @@ export function createLedgerRelay(opts: LedgerRelayOptions): LedgerRelay {
       const env = envOf(ctx, filters);
       const run = (call: RpcCall) => dispatch(call, env, onUnexpected);
       return Promise.all(calls.map((call) => finalAnswer(call, reads, run)));
+    },
+    async logAddresses(addresses) {
+      if (addresses.length > MAX_LOG_ADDRESSES) throw new GatewayError('INVALID_PARAMS', `filter.address takes at most ${MAX_LOG_ADDRESSES} addresses`);
+      const all: string[] = [];
+      // A few lookups at a time, as eth_getLogs fetches its addresses.
+      for (let i = 0; i < addresses.length; i += LOG_FETCH_CONCURRENCY) {
+        const batch = addresses.slice(i, i + LOG_FETCH_CONCURRENCY);
+        const found = await Promise.all(batch.map((a) => logAddressesOf(reads, a)));
+        found.forEach((aliases, j) => {
+          if (!aliases) throw new GatewayError('NOT_A_LOG_SOURCE', batch[j]);
+          all.push(...aliases);
+        });
+      }
+      return [...new Set(all)];
     },
     async close() {
       await Promise.all([consensus?.close(), mirror.close()]);
