@@ -75,6 +75,7 @@ export const ERRORS = {
   // Ledger relay errors: codes follow the official relay where it defines one.
   // The official relay's words, which tools match on: `Method <name> not found` (its spec.MethodNotFound).
   UNSUPPORTED_METHOD: entry(200, -32601, 'BAD_REQUEST', 'Method {detail} not found'),
+  METHOD_NOT_IN_BATCH: entry(200, -32007, 'BAD_REQUEST', 'Method {detail} is not permitted as part of batch requests'),
   UNSUPPORTED_SUBSCRIPTION: entry(200, -32601, 'BAD_REQUEST', 'Unsupported JSON-RPC method'),
   NOT_A_LOG_SOURCE: entry(200, -32602, 'BAD_USER_INPUT', 'Invalid parameter filters.address: {detail} is not a valid contract or token type or does not exists'),
   EXECUTION_REVERTED: entry(200, 3, 'BAD_REQUEST', 'execution reverted'),

@@ -13,7 +13,7 @@ import { directCaller, rpcSource } from '../live/source.js';
 import { METHODS, dispatch } from '../methods/index.js';
 import type { MethodEnv } from '../methods/types.js';
 import type { CallContext, RpcBackend } from '../rpc/answer.js';
-import type { RpcCall, RpcOutcome } from '../rpc/jsonrpc.js';
+import { errorObject, type RpcCall, type RpcOutcome } from '../rpc/jsonrpc.js';
 import { GatewayError } from '../errors.js';
 import { logAddressesOf } from '../ledger/addresses.js';
 import { finalAnswer } from '../ledger/finalAnswers.js';
@@ -80,11 +80,13 @@ export function createLedgerRelay(opts: LedgerRelayOptions): LedgerRelay {
   const filters = service.on(opts.network ?? `chain-${opts.chainId}`, rpcSource(directCaller((c) => METHODS[c.method](c.params, readEnv))));
   readEnv.filters = filters;
 
+  const notInBatch = new Set(relay.batchDisallowedMethods);
   return {
     handle(calls: RpcCall[], ctx: CallContext): Promise<RpcOutcome[]> {
       const env = envOf(ctx, filters);
       const run = (call: RpcCall) => dispatch(call, env, onUnexpected);
-      return Promise.all(calls.map((call) => finalAnswer(call, reads, run)));
+      const refused = (call: RpcCall) => ctx.batch === true && notInBatch.has(call.method);
+      return Promise.all(calls.map((call) => (refused(call) ? { error: errorObject('METHOD_NOT_IN_BATCH', call.method) } : finalAnswer(call, reads, run))));
     },
     async logAddresses(addresses) {
       if (addresses.length > MAX_LOG_ADDRESSES) throw new GatewayError('INVALID_PARAMS', `filter.address takes at most ${MAX_LOG_ADDRESSES} addresses`);

@@ -11,7 +11,18 @@ import { Client } from './wsClient.js';
 
 /** The official suites' `requestIdRegex`: the message after a request id, as its tests match it. */
 const named = (message: string) => new RegExp(`^\\[Request ID: [0-9a-fA-F-]{36}\\] ${message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The official relay's BATCH_REQUESTS_DISALLOWED_METHODS default. */
+const OFFICIAL_BATCH_REFUSALS = [
+  'debug_traceTransaction',
+  'debug_traceBlockByNumber',
+  'eth_newFilter',
+  'eth_uninstallFilter',
+  'eth_getFilterChanges',
+  'eth_getFilterLogs',
+  'eth_newBlockFilter',
+  'eth_newPendingTransactionFilter',
+];
 
 describe('ledger JSON-RPC over WebSocket, as the official relay answers it', function () {
   this.timeout(120_000);
@@ -21,7 +32,7 @@ describe('ledger JSON-RPC over WebSocket, as the official relay answers it', fun
   let longZero: string;
 
   before(async () => {
-    t = await startTestGateway({ live: { pollIntervalMs: 50 } });
+    t = await startTestGateway({ live: { pollIntervalMs: 50 }, relay: { batchDisallowedMethods: OFFICIAL_BATCH_REFUSALS } });
     ws = `${t.gw.url.replace(/^http/, 'ws')}/hedera-testnet/v1/${t.key}/rpc`;
     counter = await deployCounter(`${t.gw.url}/hedera-testnet/v1/${t.key}/rpc`, 1);
     const res = await fetch(`${t.gw.url}/hedera-testnet/api/v1/contracts/${counter.address}`, { headers: { 'x-api-key': t.key } });
@@ -129,6 +140,19 @@ describe('ledger JSON-RPC over WebSocket, as the official relay answers it', fun
     expect(batch.map(withoutId)).to.deep.equal(alone.map(withoutId));
     expect(batch.filter((a: any) => a.error)).to.have.length(2);
     client.close();
-    await sleep(0);
+  });
+
+  it('methods set as relay.batchDisallowedMethods are -32007 in a batch, in the official words; alone they are answered', async () => {
+    const client = await Client.open(ws);
+    const methods = OFFICIAL_BATCH_REFUSALS;
+    const batch = await client.send([...methods.map((method, id) => ({ jsonrpc: '2.0', id, method, params: [] })), { jsonrpc: '2.0', id: 99, method: 'eth_chainId', params: [] }]);
+    methods.forEach((method, i) => {
+      expect(batch[i].id).to.equal(i);
+      expect(batch[i].error.code, method).to.equal(-32007);
+      expect(batch[i].error.message).to.match(named(`Method ${method} is not permitted as part of batch requests`));
+    });
+    expect(batch[methods.length]).to.deep.include({ id: 99, result: '0x128' });
+    expect((await client.call('eth_newBlockFilter', [])).result).to.match(/^0x[0-9a-f]+$/);
+    client.close();
   });
 });
