@@ -256,6 +256,8 @@ class RpcSession {
     const [given] = positional(params, 1, 1);
     const id = typeof given === 'string' ? given.toLowerCase() : '';
     const stop = this.subscriptions.get(id);
+    // geth refuses an unknown id; the official relay answers false (its handleEthUnsubscribe).
+    if (!stop && this.network.chain.kind === 'ledger') return false;
     if (!stop) throw new GatewayError('SUBSCRIPTION_NOT_FOUND');
     stop();
     this.subscriptions.delete(id);

@@ -63,12 +63,34 @@ describe('ledger JSON-RPC over WebSocket, as the official relay answers it', fun
     }
   });
 
-  it('logs for an address that is neither a contract nor a token are refused with the official words', async () => {
+  it('logs filters that are malformed or name neither a contract nor a token are refused with the official words', async () => {
     const client = await Client.open(ws);
     const nobody = '0x00000000000000000000000000000000000fffff';
-    const { error } = await client.call('eth_subscribe', ['logs', { address: nobody }]);
-    expect(error.code).to.equal(-32602);
-    expect(error.message).to.match(named(`Invalid parameter filters.address: ${nobody} is not a valid contract or token type or does not exists`));
+    const refusals: Array<[unknown, string]> = [
+      [{ address: nobody }, `Invalid parameter filters.address: ${nobody} is not a valid contract or token type or does not exists`],
+      [
+        { address: '0x12' },
+        "Invalid parameter 'address' for EthSubscribeLogsParamsObject: Expected 0x prefixed string representing the address (20 bytes) or an array of addresses, value: 0x12",
+      ],
+      [
+        { topics: ['0x12'] },
+        'Invalid parameter \'topics\' for EthSubscribeLogsParamsObject: Expected an array or array of arrays containing Expected 0x prefixed string representing the hash (32 bytes) of a topic, value: ["0x12"]',
+      ],
+    ];
+    for (const [filter, message] of refusals) {
+      const { error } = await client.call('eth_subscribe', ['logs', filter]);
+      expect(error.code, message).to.equal(-32602);
+      expect(error.message).to.match(named(message));
+    }
+    client.close();
+  });
+
+  it('eth_unsubscribe of an unknown id answers false, as the official relay does', async () => {
+    const client = await Client.open(ws);
+    expect((await client.call('eth_unsubscribe', ['0x1234'])).result).to.equal(false);
+    const id = (await client.call('eth_subscribe', ['newHeads'])).result;
+    expect((await client.call('eth_unsubscribe', [id])).result).to.equal(true);
+    expect((await client.call('eth_unsubscribe', [id])).result).to.equal(false);
     client.close();
   });
 
