@@ -9,7 +9,8 @@
  * - balances are in weibar, as eth_getBalance answers them (the official relay sends tinybar), and are read as of just
  *   before the transaction (`timestamp=lt:`), not as of it;
  * - storage is the slots the transaction touched with the values it read (the contract result's `state_changes`),
- *   as geth reports it, rather than the contract's whole storage.
+ *   as geth reports it, rather than the contract's whole storage;
+ * - a contract the transaction created is listed empty, as geth lists it (the official relay leaves it out).
  */
 import { tinybarToWeibar, toQuantity } from './convert.js';
 import type { ContractResult, LedgerReads } from './reads.js';
@@ -39,16 +40,18 @@ function touched(actions: ContractAction[]): Map<string, Kind> {
   return found;
 }
 
-async function contractPrestate(reads: LedgerReads, address: string, before: string, changes: StateChange[]): Promise<[string, AccountPrestate] | undefined> {
+async function contractPrestate(reads: LedgerReads, address: string, result: ContractResult, changes: StateChange[]): Promise<[string, AccountPrestate] | undefined> {
   const contract = await reads.mirror.get<{ contract_id: string; evm_address: string | null; nonce?: number | null; runtime_bytecode: string | null }>(
     `/api/v1/contracts/${address}`,
   );
   if (!contract) return undefined;
+  const evmAddress = (contract.evm_address ?? address).toLowerCase();
+  // A contract this transaction created had nothing before it: geth lists it empty (the official relay leaves it out).
+  if ((result.created_contract_ids ?? []).includes(contract.contract_id)) return [evmAddress, { balance: '0x0', nonce: 0, code: '0x', storage: {} }];
   const balances = await reads.mirror.get<{ balances: Array<{ balance: number | bigint }> }>(
-    `/api/v1/balances?account.id=${contract.contract_id}&timestamp=lt:${before}`,
+    `/api/v1/balances?account.id=${contract.contract_id}&timestamp=lt:${result.timestamp}`,
     { exactNumbers: true },
   );
-  const evmAddress = (contract.evm_address ?? address).toLowerCase();
   const storage = Object.fromEntries(
     changes.filter((c) => c.contract_id === contract.contract_id || c.address.toLowerCase() === evmAddress).map((c) => [c.slot, c.value_read]),
   );
@@ -83,7 +86,7 @@ export async function prestateTrace(reads: LedgerReads, result: ContractResult, 
   const changes = (result.state_changes ?? (await reads.contractResult(result.hash))?.state_changes) ?? [];
   const entries = await Promise.all(
     [...accounts].map(([address, kind]) =>
-      kind === 'CONTRACT' ? contractPrestate(reads, address, result.timestamp, changes) : accountPrestate(reads, address, result.timestamp),
+      kind === 'CONTRACT' ? contractPrestate(reads, address, result, changes) : accountPrestate(reads, address, result.timestamp),
     ),
   );
   return Object.fromEntries(entries.filter((e) => e !== undefined));

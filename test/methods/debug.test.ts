@@ -137,6 +137,8 @@ describe('debug_trace* on the ledger relay (through the gateway, on the sandbox)
     expect(topOnly).to.deep.equal({ [sender]: prestate[sender], [outerAddress]: prestate[outerAddress] });
     const block = await traced('debug_traceBlockByNumber', [`0x${okBlock.toString(16)}`, { tracer: 'prestateTracer' }]);
     expect(block).to.deep.equal([{ txHash: okHash, result: prestate }]);
+    const created = await traced('debug_traceTransaction', [innerDeployHash, { tracer: 'prestateTracer' }]);
+    expect(created[inner]).to.deep.equal({ balance: '0x0', nonce: 0, code: '0x', storage: {} });
     const diff = await call('debug_traceTransaction', [okHash, { tracer: 'prestateTracer', tracerConfig: { diffMode: true } }]);
     expect(diff.error.code).to.equal(-32602);
   });
