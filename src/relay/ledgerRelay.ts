@@ -17,7 +17,7 @@ import { errorObject, type RpcCall, type RpcOutcome } from '../rpc/jsonrpc.js';
 import { GatewayError } from '../errors.js';
 import { logAddressesOf } from '../ledger/addresses.js';
 import { finalAnswer } from '../ledger/finalAnswers.js';
-import { LOG_FETCH_CONCURRENCY, MAX_LOG_ADDRESSES } from '../methods/eth_getLogs.js';
+import { LOG_FETCH_CONCURRENCY } from '../methods/eth_getLogs.js';
 import { ReadCache, type CacheStats } from '../ledger/cache.js';
 import { consensusOnDemand } from '../ledger/consensus.js';
 import { MirrorClient, type MirrorStats } from '../ledger/mirror.js';
@@ -88,8 +88,13 @@ export function createLedgerRelay(opts: LedgerRelayOptions): LedgerRelay {
       const refused = (call: RpcCall) => ctx.batch === true && notInBatch.has(call.method);
       return Promise.all(calls.map((call) => (refused(call) ? { error: errorObject('METHOD_NOT_IN_BATCH', call.method) } : finalAnswer(call, reads, run))));
     },
-    async logAddresses(addresses) {
-      if (addresses.length > MAX_LOG_ADDRESSES) throw new GatewayError('INVALID_PARAMS', `filter.address takes at most ${MAX_LOG_ADDRESSES} addresses`);
+    async logAddresses(given) {
+      const addresses = [...new Set(given)];
+      const max = relay.subscriptionMaxAddresses;
+      if (addresses.length > max) {
+        // The official relay's words (its validateSubscribeEthLogsParams).
+        throw new GatewayError('INVALID_PARAMETER', `filters.address: ${max === 1 ? 'Only one contract address is allowed' : `A maximum of ${max} contract addresses are allowed`}`);
+      }
       const all: string[] = [];
       // A few lookups at a time, as eth_getLogs fetches its addresses.
       for (let i = 0; i < addresses.length; i += LOG_FETCH_CONCURRENCY) {

@@ -32,7 +32,8 @@ describe('ledger JSON-RPC over WebSocket, as the official relay answers it', fun
   let longZero: string;
 
   before(async () => {
-    t = await startTestGateway({ live: { pollIntervalMs: 50 }, relay: { batchDisallowedMethods: OFFICIAL_BATCH_REFUSALS } });
+    // The official relay's defaults where ours differ: traces and filters refused in batches, one address per logs subscription.
+    t = await startTestGateway({ live: { pollIntervalMs: 50 }, relay: { batchDisallowedMethods: OFFICIAL_BATCH_REFUSALS, subscriptionMaxAddresses: 1 } });
     ws = `${t.gw.url.replace(/^http/, 'ws')}/hedera-testnet/v1/${t.key}/rpc`;
     counter = await deployCounter(`${t.gw.url}/hedera-testnet/v1/${t.key}/rpc`, 1);
     const res = await fetch(`${t.gw.url}/hedera-testnet/api/v1/contracts/${counter.address}`, { headers: { 'x-api-key': t.key } });
@@ -77,6 +78,8 @@ describe('ledger JSON-RPC over WebSocket, as the official relay answers it', fun
         'Invalid parameter \'topics\' for EthSubscribeLogsParamsObject: Expected an array or array of arrays containing Expected 0x prefixed string representing the hash (32 bytes) of a topic, value: ["0x12"]',
       ],
     ];
+    refusals.push([{ address: [counter.address, longZero] }, 'Invalid parameter filters.address: Only one contract address is allowed']);
+    expect((await client.call('eth_subscribe', ['logs', { address: [counter.address, counter.address] }])).result).to.match(/^0x[0-9a-f]{32}$/);
     for (const [filter, message] of refusals) {
       const { error } = await client.call('eth_subscribe', ['logs', filter]);
       expect(error.code, message).to.equal(-32602);
