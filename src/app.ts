@@ -249,14 +249,15 @@ class Backends {
   /** The network's one follower for eth_subscribe, reading the chain as its filters do. */
   feed(network: NetworkRef): Promise<NetworkFeed> {
     return startOnce(this.feeds, network.id, async () => {
-      const source =
-        network.chain.kind === 'ledger'
-          ? rpcSource(backendCaller(await this.relay(network), { network, requestId: 'live-feed' }))
-          : this.evmBackend(network).backend.source;
+      const relay = network.chain.kind === 'ledger' ? await this.relay(network) : undefined;
+      const source = relay ? rpcSource(backendCaller(relay, { network, requestId: 'live-feed' })) : this.evmBackend(network).backend.source;
       const { wsUpstreams } = network.network;
       return new NetworkFeed({
         network: network.id,
         source,
+        // The ledger's subscriptions behave as the official relay's (whole blocks, contracts by either address).
+        wholeBlocks: relay !== undefined,
+        logAddresses: relay && ((addresses) => relay.logAddresses(addresses)),
         pollMs: this.config.live.pollIntervalMs,
         heads: wsUpstreams.length > 0 ? new UpstreamHeads(wsUpstreams, this.config.server.upstreamTimeoutMs, this.logger) : undefined,
         logger: this.logger,

@@ -423,6 +423,25 @@ export const configSchema = z.object({
       mirrorTimeoutMs: z.number().int().positive().default(5_000).describe('Timeout of one mirror-node request'),
       mirrorRetries: z.number().int().min(0).default(2).describe('Retries of a failed mirror-node lookup'),
       mirrorTotalMs: z.number().int().positive().default(15_000).describe('Bound on all attempts of one mirror-node lookup'),
+      // Each address is one mirror-node lookup when the subscription starts (then matched in-process). The official
+      // relay takes one by default (WS_MULTIPLE_ADDRESSES_ENABLED false) and at most 1000 when enabled.
+      subscriptionMaxAddresses: z
+        .number()
+        .int()
+        .min(1)
+        .max(1000)
+        .default(20)
+        .describe(
+          "Addresses one eth_subscribe('logs') on the ledger may name, each looked up on the mirror node; more are refused with the official relay's -32602 (1 gives its default, 'Only one contract address is allowed')",
+        ),
+      // None by default: ethers v6 batches eth_newFilter with the calls of the same tick, so contract.on fails against
+      // the official relay's list (BATCH_REQUESTS_DISALLOWED_METHODS: the debug_trace* and filter methods).
+      batchDisallowedMethods: z
+        .array(z.string().min(1))
+        .default([])
+        .describe(
+          "Ledger methods refused inside a batch (-32007 'Method <name> is not permitted as part of batch requests'). The official relay refuses debug_traceTransaction, debug_traceBlockByNumber and the six filter methods (eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter, eth_getFilterChanges, eth_getFilterLogs, eth_uninstallFilter); that list breaks ethers v6 event listeners, which batch eth_newFilter with other calls",
+        ),
     })
     .prefault({}),
   rpcPolicy: z

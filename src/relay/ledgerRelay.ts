@@ -14,8 +14,11 @@ import { directCaller, rpcSource } from '../live/source.js';
 import { METHODS, dispatch } from '../methods/index.js';
 import type { MethodEnv } from '../methods/types.js';
 import type { CallContext, RpcBackend } from '../rpc/answer.js';
-import type { RpcCall, RpcOutcome } from '../rpc/jsonrpc.js';
+import { errorObject, type RpcCall, type RpcOutcome } from '../rpc/jsonrpc.js';
+import { GatewayError } from '../errors.js';
+import { logAddressesOf } from '../ledger/addresses.js';
 import { finalAnswer } from '../ledger/finalAnswers.js';
+import { LOG_FETCH_CONCURRENCY } from '../methods/eth_getLogs.js';
 import { ReadCache, type CacheStats } from '../ledger/cache.js';
 import { consensusOnDemand } from '../ledger/consensus.js';
 import { MirrorClient, type MirrorStats } from '../ledger/mirror.js';
@@ -27,6 +30,11 @@ export interface LedgerRelayStats {
 }
 
 export interface LedgerRelay extends RpcBackend {
+  /**
+   * Every address the logs of a `logs` subscription on `addresses` can carry (a contract's EVM and long-zero
+   * addresses); refuses one that is neither a contract nor a token, as the official relay does.
+   */
+  logAddresses(addresses: string[]): Promise<string[]>;
   close(): Promise<void>;
   stats(): LedgerRelayStats;
 }
@@ -77,11 +85,32 @@ export function createLedgerRelay(opts: LedgerRelayOptions): LedgerRelay {
   const filters = service.on(networkId, rpcSource(directCaller((c) => METHODS[c.method](c.params, readEnv))));
   readEnv.filters = filters;
 
+  const notInBatch = new Set(relay.batchDisallowedMethods);
   return {
     handle(calls: RpcCall[], ctx: CallContext): Promise<RpcOutcome[]> {
       const env = envOf(ctx, filters);
       const run = (call: RpcCall) => dispatch(call, env, onUnexpected);
-      return Promise.all(calls.map((call) => finalAnswer(call, reads, run)));
+      const refused = (call: RpcCall) => ctx.batch === true && notInBatch.has(call.method);
+      return Promise.all(calls.map((call) => (refused(call) ? { error: errorObject('METHOD_NOT_IN_BATCH', call.method) } : finalAnswer(call, reads, run))));
+    },
+    async logAddresses(given) {
+      const addresses = [...new Set(given)];
+      const max = relay.subscriptionMaxAddresses;
+      if (addresses.length > max) {
+        // The official relay's words (its validateSubscribeEthLogsParams).
+        throw new GatewayError('INVALID_PARAMETER', `filters.address: ${max === 1 ? 'Only one contract address is allowed' : `A maximum of ${max} contract addresses are allowed`}`);
+      }
+      const all: string[] = [];
+      // A few lookups at a time, as eth_getLogs fetches its addresses.
+      for (let i = 0; i < addresses.length; i += LOG_FETCH_CONCURRENCY) {
+        const batch = addresses.slice(i, i + LOG_FETCH_CONCURRENCY);
+        const found = await Promise.all(batch.map((a) => logAddressesOf(reads, a)));
+        found.forEach((aliases, j) => {
+          if (!aliases) throw new GatewayError('NOT_A_LOG_SOURCE', batch[j]);
+          all.push(...aliases);
+        });
+      }
+      return [...new Set(all)];
     },
     async close() {
       await Promise.all([consensus?.close(), mirror.close()]);
