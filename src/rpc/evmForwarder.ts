@@ -1,13 +1,34 @@
+import type { Config, NetworkConfig } from '../config/schema.js';
 import { GatewayError, isGatewayError } from '../errors.js';
 import { isFilterMethod, type FilterService, type NetworkFilters } from '../live/filters.js';
 import { rpcSource, type ChainSource } from '../live/source.js';
 import type { CallContext, RpcBackend } from './answer.js';
 import { checkForwardable } from './evmGuards.js';
 import { LogRange, type LogBounds } from './logRange.js';
+import { fetchSplit, spansOf, type Span } from './logSplit.js';
 import { plainResult, toErrorObject, type RpcCall, type RpcOutcome } from './jsonrpc.js';
 import type { MethodPolicy } from './methodPolicy.js';
 import { outcomesOf } from './upstreamAnswers.js';
 import type { UpstreamPool } from './upstreamPool.js';
+
+/** How wide a log query may be on one EVM network, and how it is cut for its upstreams. */
+export interface LogLimits {
+  /** Widest span of a log query when the key's plan sets none (rpcPolicy.maxLogBlocks); filters always. */
+  maxBlocks: number;
+  /** Widest span one upstream request covers until an upstream names a narrower one. */
+  blocksPerRequest: number;
+  concurrency: number;
+  maxBytes: number;
+}
+
+export function logLimits(policy: Config['rpcPolicy'], network: NetworkConfig): LogLimits {
+  return {
+    maxBlocks: policy.maxLogBlocks,
+    blocksPerRequest: network.logBlocksPerRequest ?? policy.maxLogBlocks,
+    concurrency: policy.logConcurrency,
+    maxBytes: policy.maxLogBytes,
+  };
+}
 
 /**
  * Answers the catalogue's questions and the methods the policy closes locally, and keeps filters itself (a filter
@@ -22,17 +43,20 @@ export class EvmForwarder implements RpcBackend {
   /** Bounds the logs asked of the upstream, by clients' eth_getLogs and by the source alike. */
   private readonly logRange: LogRange;
   private readonly filters?: NetworkFilters;
+  /** The span one upstream request covers: configured, then narrowed by what the upstreams' refusals name. */
+  private blocksPerRequest: number;
 
   constructor(
     chainId: number,
     private readonly upstream: UpstreamPool,
     private readonly policy: MethodPolicy,
-    maxLogBlocks: number,
+    private readonly logs: LogLimits,
     filters?: { service: FilterService; network: string },
   ) {
     this.chainIdHex = `0x${chainId.toString(16)}`;
     this.netVersion = String(chainId);
-    this.logRange = new LogRange(maxLogBlocks, () => this.source.head());
+    this.blocksPerRequest = logs.blocksPerRequest;
+    this.logRange = new LogRange(logs.maxBlocks, () => this.source.head());
     this.source = rpcSource(
       async (calls) =>
         (await this.sendOrFail(calls.map((c) => ({ id: undefined, ...c })))).map((o, i) => {
@@ -67,7 +91,7 @@ export class EvmForwarder implements RpcBackend {
         logQueries ||= call.method === 'eth_getLogs';
       }
     });
-    if (forward.length > 0) kept.push(logQueries ? this.forwardInRange(calls, forward, outcomes) : this.forward(calls, forward, outcomes));
+    if (forward.length > 0) kept.push(logQueries ? this.forwardLogs(calls, forward, outcomes, ctx) : this.forward(calls, forward, outcomes));
     await Promise.all(kept);
     return outcomes;
   }
@@ -77,21 +101,38 @@ export class EvmForwarder implements RpcBackend {
     forward.forEach((i, n) => (outcomes[i] = answers[n]));
   }
 
-  /** eth_getLogs calls go on only within the log range, their tags resolved against the upstream's head. */
-  private async forwardInRange(calls: RpcCall[], forward: number[], outcomes: RpcOutcome[]): Promise<void> {
-    const within: number[] = [];
-    await Promise.all(
-      forward.map(async (i) => {
-        try {
-          if (calls[i].method === 'eth_getLogs') await this.logRange.check('eth_getLogs', filterOf(calls[i]));
-          within.push(i);
-        } catch (err) {
-          if (!isGatewayError(err)) throw err;
-          outcomes[i] = { error: toErrorObject(err) };
-        }
-      }),
-    );
-    if (within.length > 0) await this.forward(calls, within.sort((a, b) => a - b), outcomes);
+  /**
+   * Each eth_getLogs call on its own, within the span the key's plan allows (tags resolved against the upstream's
+   * head), cut into the spans the upstream serves; the other calls go on together.
+   */
+  private async forwardLogs(calls: RpcCall[], forward: number[], outcomes: RpcOutcome[], ctx: CallContext): Promise<void> {
+    const others = forward.filter((i) => calls[i].method !== 'eth_getLogs');
+    await Promise.all([
+      ...forward.filter((i) => calls[i].method === 'eth_getLogs').map(async (i) => (outcomes[i] = await this.getLogs(calls[i], ctx))),
+      others.length > 0 ? this.forward(calls, others, outcomes) : undefined,
+    ]);
+  }
+
+  private async getLogs(call: RpcCall, ctx: CallContext): Promise<RpcOutcome> {
+    const filter = filterOf(call);
+    let span: Span | undefined;
+    try {
+      span = await this.logRange.check('eth_getLogs', filter, ctx.key?.plan.maxLogBlocks ?? this.logs.maxBlocks);
+    } catch (err) {
+      if (!isGatewayError(err)) throw err;
+      return { error: toErrorObject(err) };
+    }
+    // A blockHash query, or bounds the node will refuse or answer empty itself, go on as they came.
+    if (!span || span.to < span.from) return (await this.sendOrFail([call]))[0];
+    const spans = spansOf(span, this.blocksPerRequest);
+    return fetchSplit(spans, {
+      concurrency: this.logs.concurrency,
+      maxBytes: this.logs.maxBytes,
+      // The call as sent while it fits one request, so the upstream resolves its tags as the client meant.
+      fetch: async (s) => (await this.sendOrFail([spans.length === 1 && s === spans[0] ? call : withSpan(call, filter!, s)]))[0],
+      charge: async () => ctx.charge?.(),
+      learned: (blocks) => (this.blocksPerRequest = Math.min(this.blocksPerRequest, blocks)),
+    });
   }
 
   /** Every call answered: an upstream failure becomes each call's error. */
@@ -136,4 +177,11 @@ export class EvmForwarder implements RpcBackend {
 function filterOf(call: RpcCall): LogBounds | undefined {
   const [filter] = Array.isArray(call.params) ? call.params : [];
   return typeof filter === 'object' && filter !== null ? filter : undefined;
+}
+
+const hex = (n: number) => `0x${n.toString(16)}`;
+
+/** The eth_getLogs call over `span` instead of the client's bounds. */
+function withSpan(call: RpcCall, filter: LogBounds, span: Span): RpcCall {
+  return { ...call, params: [{ ...filter, fromBlock: hex(span.from), toBlock: hex(span.to) }] };
 }

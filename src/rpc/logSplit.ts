@@ -1,0 +1,140 @@
+/**
+ * eth_getLogs over a block range wider than an upstream serves in one request: the range is cut into spans the
+ * upstream takes, each fetched as its own request (a bounded number at once), and the logs joined in block order.
+ * A span the upstream still refuses is cut again as its error says: a hinted range or a named cap where the provider
+ * gives one, halves otherwise.
+ */
+import { GatewayError } from '../errors.js';
+import { RawJson, toErrorObject, type RpcErrorObject, type RpcOutcome } from './jsonrpc.js';
+
+/** A block span, both ends included. */
+export interface Span {
+  from: number;
+  to: number;
+}
+
+/** What an upstream's refusal of a span says about how to cut it. */
+export type Cut = { kind: 'at'; to: number } | { kind: 'cap'; blocks: number } | { kind: 'halve' };
+
+/**
+ * Providers' words for "this range is too much", as they answer eth_getLogs (Alchemy and Infura name a range to try;
+ * QuickNode, Ankr, BSC and geth-based nodes a cap; others just refuse). Anything else is the client's own error.
+ */
+const HINTED_RANGE = /block range \[(0x[0-9a-f]+),\s*(0x[0-9a-f]+)\]/i;
+const NAMED_CAP = /(?:maximum block range|block range (?:limit|is limited to|should be (?:less than|at most|within))|range (?:limit|is limited to)|max(?:imum)? (?:is|of)|up to a)\D{0,12}(\d+)/i;
+const TOO_MUCH = /block range|range (?:is )?too (?:wide|large|big)|too many (?:blocks|results|logs)|more than \d+ results|limit exceeded|response size|exceeds? (?:the )?(?:max|limit)|query timeout|timed out/i;
+
+export function cutOf(error: RpcErrorObject, span: Span): Cut | undefined {
+  const message = error.message ?? '';
+  const hinted = HINTED_RANGE.exec(message);
+  if (hinted) {
+    const to = Number(BigInt(hinted[2]));
+    // A hint that does not narrow this span (or names another one) is of no use; halve instead.
+    return to >= span.from && to < span.to ? { kind: 'at', to } : { kind: 'halve' };
+  }
+  const capped = NAMED_CAP.exec(message);
+  if (capped && Number(capped[1]) > 0) return { kind: 'cap', blocks: Number(capped[1]) };
+  if (TOO_MUCH.test(message) || error.code === -32005) return { kind: 'halve' };
+  return undefined;
+}
+
+/** `span` cut into consecutive spans of at most `blocks` blocks. */
+export function spansOf(span: Span, blocks: number): Span[] {
+  const out: Span[] = [];
+  for (let from = span.from; from <= span.to; from += blocks) out.push({ from, to: Math.min(span.to, from + blocks - 1) });
+  return out;
+}
+
+/** The spans to ask for instead of `span` after the upstream refused it with `cut`; none when it cannot be cut. */
+function recut(span: Span, cut: Cut): Span[] {
+  if (span.from === span.to) return [];
+  if (cut.kind === 'at') return [{ from: span.from, to: cut.to }, { from: cut.to + 1, to: span.to }];
+  const blocks = cut.kind === 'cap' && cut.blocks < span.to - span.from + 1 ? cut.blocks : Math.ceil((span.to - span.from + 1) / 2);
+  return spansOf(span, blocks);
+}
+
+export interface SplitOptions {
+  /** Upstream requests in flight at once. */
+  concurrency: number;
+  /** Bytes of JSON the joined answer may take; past it, LOGS_TOO_LARGE and nothing more is fetched. */
+  maxBytes: number;
+  /** Asks the upstream for the logs of one span (the caller's filter with that span's bounds). */
+  fetch(span: Span): Promise<RpcOutcome>;
+  /** Pays for the next request before it is sent (the first is paid by the edge); throws the refusal. */
+  charge(): Promise<void>;
+  /** Told of a cap an upstream named, so later queries start from it. */
+  learned(blocks: number): void;
+}
+
+/**
+ * The logs of `spans` (consecutive, in order), as one result. The first request goes out unpaid; each further one is
+ * charged first. An error the upstream gives that is not about the range, or a one-block span it still refuses, is
+ * the call's answer, and nothing more is sent.
+ */
+export async function fetchSplit(spans: Span[], opts: SplitOptions): Promise<RpcOutcome> {
+  const slots = new Slots(opts.concurrency);
+  let paid = false;
+  let bytes = 0;
+  let failed: RpcOutcome | undefined;
+  const one = async (span: Span): Promise<string[]> => {
+    if (failed) return [];
+    const outcome = await slots.run(async () => {
+      if (failed) return undefined;
+      if (paid) await opts.charge();
+      paid = true;
+      return opts.fetch(span);
+    });
+    if (!outcome || failed) return [];
+    if ('error' in outcome) {
+      const cut = cutOf(outcome.error, span);
+      const smaller = cut ? recut(span, cut) : [];
+      if (smaller.length === 0) {
+        failed = outcome;
+        return [];
+      }
+      if (cut!.kind === 'cap') opts.learned(cut!.blocks);
+      return (await Promise.all(smaller.map(one))).flat();
+    }
+    const text = outcome.result instanceof RawJson ? outcome.result.text : JSON.stringify(outcome.result);
+    // Anything but a list of logs cannot be joined: it is the answer as the upstream gave it.
+    if (!text?.trimStart().startsWith('[')) {
+      failed = outcome;
+      return [];
+    }
+    bytes += text.length;
+    if (bytes > opts.maxBytes) throw new GatewayError('LOGS_TOO_LARGE', `at most ${opts.maxBytes} bytes`);
+    return [text];
+  };
+  try {
+    const parts = (await Promise.all(spans.map(one))).flat();
+    return failed ?? { result: new RawJson(joinArrays(parts)) };
+  } catch (err) {
+    if (!(err instanceof GatewayError)) throw err;
+    failed = { error: toErrorObject(err) };
+    return failed;
+  }
+}
+
+/** JSON arrays (as text) as one array, their elements in order. */
+function joinArrays(arrays: string[]): string {
+  const inner = arrays.map((a) => a.trim().slice(1, -1).trim()).filter((a) => a.length > 0);
+  return `[${inner.join(',')}]`;
+}
+
+/** At most `limit` tasks running; the rest wait in order. */
+class Slots {
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
+  constructor(private readonly limit: number) {}
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.running >= this.limit) await new Promise<void>((wake) => this.waiting.push(wake));
+    else this.running++;
+    try {
+      return await task();
+    } finally {
+      const wake = this.waiting.shift();
+      if (wake) wake();
+      else this.running--;
+    }
+  }
+}
