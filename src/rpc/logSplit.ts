@@ -1,8 +1,8 @@
 /**
  * eth_getLogs over a block range wider than an upstream serves in one request: the range is cut into spans the
  * upstream takes, each fetched as its own request (a bounded number at once), and the logs joined in block order.
- * A span the upstream still refuses is cut again as its error says: a hinted range or a named cap where the provider
- * gives one, halves otherwise.
+ * A span the upstream still refuses is cut again as its error says: to a hinted range's or a named cap's width where
+ * the provider gives one, in halves otherwise.
  */
 import { GatewayError } from '../errors.js';
 import { RawJson, toErrorObject, type RpcErrorObject, type RpcOutcome } from './jsonrpc.js';
@@ -13,28 +13,34 @@ export interface Span {
   to: number;
 }
 
-/** What an upstream's refusal of a span says about how to cut it. */
-export type Cut = { kind: 'at'; to: number } | { kind: 'cap'; blocks: number } | { kind: 'halve' };
+/**
+ * What an upstream's refusal of a span says about how to cut it: into spans of `blocks` (a width the upstream named or
+ * hinted; `learn` when it is the upstream's fixed cap, worth starting from next time), or in halves.
+ */
+export type Cut = { blocks: number; learn: boolean } | 'halve';
 
 /**
- * Providers' words for "this range is too much", as they answer eth_getLogs (Alchemy and Infura name a range to try;
- * QuickNode, Ankr, BSC and geth-based nodes a cap; others just refuse). Anything else is the client's own error.
+ * Providers' words for "this range is too much", as they answer eth_getLogs: Alchemy names a range that works, Infura
+ * a range in `data` (and "query returned more than 10000 results"), BSC, Ankr and QuickNode a cap ("exceed maximum block
+ * range: 5000", "block range is too wide"), others only refuse (-32005 limit exceeded). Anything else is the client's
+ * own error and is answered as it came.
  */
-const HINTED_RANGE = /block range \[(0x[0-9a-f]+),\s*(0x[0-9a-f]+)\]/i;
-const NAMED_CAP = /(?:maximum block range|block range (?:limit|is limited to|should be (?:less than|at most|within))|range (?:limit|is limited to)|max(?:imum)? (?:is|of)|up to a)\D{0,12}(\d+)/i;
+const HINTED_RANGE = /\[\s*(0x[0-9a-f]+)\s*,\s*(0x[0-9a-f]+)\s*\]/i;
+const NAMED_CAP = /(?:maximum block range|block range (?:limit|is limited to|should be (?:less than|at most|within))|range (?:limit|is limited to)|up to a)\D{0,12}(\d+)/i;
 const TOO_MUCH = /block range|range (?:is )?too (?:wide|large|big)|too many (?:blocks|results|logs)|more than \d+ results|limit exceeded|response size|exceeds? (?:the )?(?:max|limit)|query timeout|timed out/i;
 
 export function cutOf(error: RpcErrorObject, span: Span): Cut | undefined {
   const message = error.message ?? '';
-  const hinted = HINTED_RANGE.exec(message);
-  if (hinted) {
-    const to = Number(BigInt(hinted[2]));
-    // A hint that does not narrow this span (or names another one) is of no use; halve instead.
-    return to >= span.from && to < span.to ? { kind: 'at', to } : { kind: 'halve' };
+  const data = error.data as { from?: unknown; to?: unknown } | undefined;
+  const hinted = HINTED_RANGE.exec(message) ?? (typeof data?.from === 'string' && typeof data.to === 'string' ? [, data.from, data.to] : null);
+  if (hinted && /^0x[0-9a-f]+$/i.test(hinted[1]!) && /^0x[0-9a-f]+$/i.test(hinted[2]!)) {
+    const blocks = Number(BigInt(hinted[2]!)) - Number(BigInt(hinted[1]!)) + 1;
+    // The hint is about this span's logs (how many there are here), not a cap of the upstream's.
+    if (blocks > 0) return { blocks, learn: false };
   }
   const capped = NAMED_CAP.exec(message);
-  if (capped && Number(capped[1]) > 0) return { kind: 'cap', blocks: Number(capped[1]) };
-  if (TOO_MUCH.test(message) || error.code === -32005) return { kind: 'halve' };
+  if (capped && Number(capped[1]) > 0) return { blocks: Number(capped[1]), learn: true };
+  if (TOO_MUCH.test(message) || error.code === -32005) return 'halve';
   return undefined;
 }
 
@@ -47,10 +53,9 @@ export function spansOf(span: Span, blocks: number): Span[] {
 
 /** The spans to ask for instead of `span` after the upstream refused it with `cut`; none when it cannot be cut. */
 function recut(span: Span, cut: Cut): Span[] {
-  if (span.from === span.to) return [];
-  if (cut.kind === 'at') return [{ from: span.from, to: cut.to }, { from: cut.to + 1, to: span.to }];
-  const blocks = cut.kind === 'cap' && cut.blocks < span.to - span.from + 1 ? cut.blocks : Math.ceil((span.to - span.from + 1) / 2);
-  return spansOf(span, blocks);
+  const width = span.to - span.from + 1;
+  if (width === 1) return [];
+  return spansOf(span, cut !== 'halve' && cut.blocks < width ? cut.blocks : Math.ceil(width / 2));
 }
 
 export interface SplitOptions {
@@ -92,7 +97,7 @@ export async function fetchSplit(spans: Span[], opts: SplitOptions): Promise<Rpc
         failed = outcome;
         return [];
       }
-      if (cut!.kind === 'cap') opts.learned(cut!.blocks);
+      if (cut !== 'halve' && cut?.learn) opts.learned(cut.blocks);
       return (await Promise.all(smaller.map(one))).flat();
     }
     const text = outcome.result instanceof RawJson ? outcome.result.text : JSON.stringify(outcome.result);
