@@ -33,6 +33,8 @@ export interface StandInOptions {
   capBlocks?: number;
   refusal?: RefusalStyle;
   logEvery?: number;
+  /** Answers this much later, so the gateway's latency score ranks it after a prompt upstream. */
+  delayMs?: number;
 }
 
 interface Call {
@@ -47,6 +49,8 @@ const hash = (kind: number, n: number) => `0x${kind.toString(16).padStart(2, '0'
 export class EvmStandIn {
   readonly received: Call[] = [];
   head: number;
+  /** Answers every request 503 while set, as a node behind a failing load balancer does. */
+  down = false;
 
   private constructor(
     private readonly server: Server,
@@ -61,9 +65,12 @@ export class EvmStandIn {
       let body = '';
       req.on('data', (c) => (body += c));
       req.on('end', () => {
+        if (standIn!.down) return void res.writeHead(503).end();
         const parsed = JSON.parse(body) as Call | Call[];
         const answers = (Array.isArray(parsed) ? parsed : [parsed]).map((c) => standIn!.answer(c));
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(Array.isArray(parsed) ? answers : answers[0]));
+        const reply = () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(Array.isArray(parsed) ? answers : answers[0]));
+        if (opts.delayMs) setTimeout(reply, opts.delayMs);
+        else reply();
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -80,6 +87,13 @@ export class EvmStandIn {
     const before = this.received.length;
     await run();
     return this.received.slice(before).filter((c) => c.method === method);
+  }
+
+  /** Resolves once this upstream has answered two eth_blockNumber since the call: the gateway's probe has seen its head. */
+  async probed(): Promise<void> {
+    const count = () => this.received.filter((c) => c.method === 'eth_blockNumber').length;
+    const target = count() + 2;
+    while (count() < target) await new Promise((r) => setTimeout(r, 10));
   }
 
   /** The logs of blocks `from` to `to`, as the stand-in's eth_getLogs answers them. */
