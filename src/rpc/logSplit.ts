@@ -26,20 +26,26 @@ export type Cut = { blocks: number; learn: boolean } | 'halve';
  * own error and is answered as it came.
  */
 const HINTED_RANGE = /\[\s*(0x[0-9a-f]+)\s*,\s*(0x[0-9a-f]+)\s*\]/i;
-const NAMED_CAP = /(?:maximum block range|block range (?:limit|is limited to|should be (?:less than|at most|within))|range (?:limit|is limited to)|up to a)\D{0,12}(\d+)/i;
-const TOO_MUCH = /block range|range (?:is )?too (?:wide|large|big)|too many (?:blocks|results|logs)|more than \d+ results|limit exceeded|response size|exceeds? (?:the )?(?:max|limit)|query timeout|timed out/i;
+const NAMED_CAP = /(?:max(?:imum)? block range|block range (?:limit|is limited to)|limited to a|maximum allowed(?: range)? of|up to a)\D{0,12}?(\d[\d,_]*)(k?)\b/i;
+const TOO_MUCH = /range (?:is )?too (?:wide|large|big)|exceed\w*\D{0,20}block range|block range\D{0,20}(?:exceed|limit)|too many (?:blocks|results|logs)|more than [\d,]+ (?:results|logs)|limit exceeded|response size|query timeout|timed out/i;
 
+/** Refusals about the caller's request rate or credits, not the range: cutting the range would only ask more. */
+const RATE_LIMITED = /\brate\b|request count|credits|per second|too many requests/i;
+
+/** How to cut `span` after an upstream refused it with `error`; undefined when the error is not about the range. */
 export function cutOf(error: RpcErrorObject, span: Span): Cut | undefined {
   const message = error.message ?? '';
+  if (RATE_LIMITED.test(message)) return undefined;
   const data = error.data as { from?: unknown; to?: unknown } | undefined;
   const hinted = HINTED_RANGE.exec(message) ?? (typeof data?.from === 'string' && typeof data.to === 'string' ? [, data.from, data.to] : null);
   if (hinted && /^0x[0-9a-f]+$/i.test(hinted[1]!) && /^0x[0-9a-f]+$/i.test(hinted[2]!)) {
     const blocks = Number(BigInt(hinted[2]!)) - Number(BigInt(hinted[1]!)) + 1;
     // The hint is about this span's logs (how many there are here), not a cap of the upstream's.
-    if (blocks > 0) return { blocks, learn: false };
+    if (blocks > 0 && blocks <= span.to - span.from + 1) return { blocks, learn: false };
   }
   const capped = NAMED_CAP.exec(message);
-  if (capped && Number(capped[1]) > 0) return { blocks: Number(capped[1]), learn: true };
+  const cap = capped ? Number(capped[1].replace(/[,_]/g, '')) * (capped[2] ? 1_000 : 1) : 0;
+  if (cap > 0) return { blocks: cap, learn: true };
   if (TOO_MUCH.test(message) || error.code === -32005) return 'halve';
   return undefined;
 }
