@@ -60,14 +60,15 @@ export class EvmForwarder implements RpcBackend {
     this.netVersion = String(chainId);
     this.blocksPerRequest = logs.blocksPerRequest;
     this.logRange = new LogRange(logs.maxBlocks, () => this.source.head());
-    this.source = rpcSource(
-      async (calls) =>
-        (await this.sendOrFail(calls.map((c) => ({ id: undefined, ...c })))).map((o, i) => {
-          if ('result' in o) return plainResult(o.result);
-          throw new GatewayError('UPSTREAM_UNAVAILABLE', `${calls[i].method}: ${o.error.message}`);
-        }),
-      this.logRange,
-    );
+    this.source = rpcSource(async (calls) => {
+      const asked = calls.map((c) => ({ id: undefined, ...c }));
+      // A filter's logs are cut for the upstream as a client's are (the source reads them one call at a time).
+      const outcomes = asked.length === 1 && asked[0].method === 'eth_getLogs' ? [await this.getLogs(asked[0])] : await this.sendOrFail(asked);
+      return outcomes.map((o, i) => {
+        if ('result' in o) return plainResult(o.result);
+        throw new GatewayError('UPSTREAM_UNAVAILABLE', `${calls[i].method}: ${o.error.message}`);
+      });
+    }, this.logRange);
     this.filters = filters?.service.on(filters.network, this.source);
   }
 
@@ -116,11 +117,12 @@ export class EvmForwarder implements RpcBackend {
     ]);
   }
 
-  private async getLogs(call: RpcCall, ctx: CallContext): Promise<RpcOutcome> {
+  /** `ctx` absent for the gateway's own reads (filters, subscriptions): the network's span, nobody charged. */
+  private async getLogs(call: RpcCall, ctx?: CallContext): Promise<RpcOutcome> {
     const filter = filterOf(call);
     let span: Span | undefined;
     try {
-      span = await this.logRange.check('eth_getLogs', filter, ctx.key?.plan.maxLogBlocks ?? this.logs.maxBlocks);
+      span = await this.logRange.check('eth_getLogs', filter, ctx?.key?.plan.maxLogBlocks ?? this.logs.maxBlocks);
     } catch (err) {
       if (!isGatewayError(err)) throw err;
       return { error: toErrorObject(err) };
@@ -133,7 +135,7 @@ export class EvmForwarder implements RpcBackend {
       maxBytes: this.logs.maxBytes,
       // The call as sent while it fits one request, so the upstream resolves its tags as the client meant.
       fetch: async (s) => (await this.sendOrFail([spans.length === 1 && s === spans[0] ? call : withSpan(call, filter!, s)], ctx))[0],
-      charge: async () => ctx.charge?.(),
+      charge: async () => ctx?.charge?.(),
       learned: (blocks) => (this.blocksPerRequest = Math.min(this.blocksPerRequest, blocks)),
     });
   }

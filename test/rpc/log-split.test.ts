@@ -112,6 +112,14 @@ describe('eth_getLogs split across upstream requests', function () {
     expect(sent.length).to.be.below(100);
   });
 
+  it("a filter's logs are cut for the upstream the same way", async () => {
+    const { key } = await t.newKey('wideMany');
+    discovering.opts.refusal = 'tooWide';
+    const id = (await call(url('ethereum-hoodi', key), 'eth_newFilter', [{ fromBlock: hex(20_000), toBlock: hex(24_999) }])).json.result;
+    const answer = (await call(url('ethereum-hoodi', key), 'eth_getFilterLogs', [id])).json;
+    expect(answer.result).to.deep.equal(discovering.logs(20_000, 24_999));
+  });
+
   it('a query within one request goes out as the client sent it, tags and all', async () => {
     const { key } = await t.newKey('wideMany');
     const filter = { fromBlock: hex(configured.head - 10), toBlock: 'latest' };
