@@ -434,7 +434,7 @@ export const configSchema = z.object({
         .int()
         .positive()
         .default(32 * 1024 * 1024)
-        .describe('Largest eth_getLogs answer (bytes of JSON) the gateway joins from split upstream requests; past it the call is answered -32005 and the rest is not fetched'),
+        .describe('Largest eth_getLogs answer on EVM networks (bytes of JSON, over all the upstream requests it was split into); past it the call is answered -32005 and the rest is not fetched'),
     })
     .prefault({})
     .describe('Which JSON-RPC methods EVM networks forward upstream, and how wide a log query may be'),

@@ -201,7 +201,6 @@ export class EvmForwarder implements RpcBackend {
    */
   private async consistent(call: RpcCall, outcome: RpcOutcome, keyId: string | undefined, pin: bigint | undefined, from: Answerer | undefined): Promise<RpcOutcome> {
     if (!('result' in outcome)) return outcome;
-    const text = outcome.result instanceof RawJson ? outcome.result.text : JSON.stringify(outcome.result ?? null);
     if (call.method === 'eth_blockNumber') {
       const head = quantityOf(plainResult(outcome.result));
       if (head === undefined) return outcome;
@@ -209,7 +208,7 @@ export class EvmForwarder implements RpcBackend {
       const shown = this.heads.raise(keyId, head);
       return shown === head ? outcome : { result: hex(shown) };
     }
-    if (text.trim() === 'null' && nullMayBeLag(call)) {
+    if (nullMayBeLag(call) && isNull(outcome.result)) {
       const block = blockOf(call);
       const need = typeof block === 'bigint' ? block : block === 'latest' ? pin : from?.head !== undefined ? from.head + 1n : undefined;
       if (need === undefined || !this.upstream.hasHead(need, from?.label)) return outcome;
@@ -235,6 +234,10 @@ export class EvmForwarder implements RpcBackend {
 interface Answerer {
   label: string;
   head: bigint | undefined;
+}
+
+function isNull(result: unknown): boolean {
+  return result === null || (result instanceof RawJson && result.text.length < 16 && result.text.trim() === 'null');
 }
 
 function quantityOf(value: unknown): bigint | undefined {
