@@ -37,7 +37,7 @@ import { registry, trackFilters } from './metrics.js';
 import { instrumentRelay } from './relay/instrument.js';
 import { createRestProxy } from './rest/proxy.js';
 import type { RpcBackend } from './rpc/answer.js';
-import { EvmForwarder } from './rpc/evmForwarder.js';
+import { EvmForwarder, logLimits } from './rpc/evmForwarder.js';
 import { MethodPolicy } from './rpc/methodPolicy.js';
 import { createRpcHandler } from './rpc/handler.js';
 import { UpstreamPool } from './rpc/upstreamPool.js';
@@ -283,7 +283,7 @@ class Backends {
       });
       entry = {
         pool,
-        backend: new EvmForwarder(network.network.chainId, pool, new MethodPolicy(network.id, this.config.rpcPolicy, network.network), this.config.rpcPolicy.maxLogBlocks, {
+        backend: new EvmForwarder(network.network.chainId, pool, new MethodPolicy(network.id, this.config.rpcPolicy, network.network), logLimits(this.config.rpcPolicy, network.network), {
           service: this.filters,
           network: network.id,
         }),

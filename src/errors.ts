@@ -85,6 +85,9 @@ export const ERRORS = {
   UNKNOWN_BLOCK: entry(200, -39012, 'BAD_USER_INPUT', 'Unknown block'),
   TRANSACTION_NOT_FOUND: entry(200, -32001, 'NOT_FOUND', 'Transaction not found'),
   RANGE_TOO_LARGE: entry(200, -32000, 'BAD_USER_INPUT', 'Range too large'),
+  // The official relay's words for an eth_getLogs range past its limit (the limit follows as the detail).
+  LOG_RANGE_TOO_LARGE: entry(200, -32000, 'BAD_USER_INPUT', 'Exceeded maximum block range'),
+  LOGS_TOO_LARGE: entry(200, -32005, 'BAD_USER_INPUT', 'Limit exceeded: this eth_getLogs answer is larger than the gateway returns; narrow the block range, addresses or topics'),
   LOGS_LIMITED: entry(200, -32005, 'BAD_USER_INPUT', 'Limit exceeded: this eth_getLogs call needs more mirror-node pages than one call may use; narrow the block range, addresses or topics'),
   WRONG_CHAIN_ID: entry(200, -32000, 'BAD_USER_INPUT', 'Transaction signed for another chain'),
   NONCE_TOO_LOW: entry(200, -32001, 'BAD_USER_INPUT', 'Nonce too low'),

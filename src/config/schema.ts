@@ -77,6 +77,14 @@ const networkSchema = z.object({
     .default([])
     .describe('WebSocket JSON-RPC upstreams (EVM chains): their newHeads subscription tells the gateway a block arrived, so subscriptions need no head polling'),
   methods: networkMethodsSchema.describe('Method policy of this network (EVM chains): the most specific pattern wins, this network over rpcPolicy'),
+  logBlocksPerRequest: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe(
+      "Widest block span one eth_getLogs request to this EVM network's upstreams covers (the provider's cap); wider queries are split. Absent: rpcPolicy.maxLogBlocks. An upstream's error naming a narrower cap narrows it while the gateway runs",
+    ),
   writesPerSecond: z
     .number()
     .positive()
@@ -133,6 +141,14 @@ const planSchema = z.object({
     .positive()
     .optional()
     .describe('Hbar (in tinybar) the operator may pay per hbarLimits window for the ledger writes of all keys of this plan together, on each ledger network; no such budget when absent'),
+  maxLogBlocks: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe(
+      "Widest block span one eth_getLogs of this plan's keys may cover; the gateway splits it into as many upstream requests (EVM) or mirror-node pages (ledger) as it takes, each charged as one request. Absent: rpcPolicy.maxLogBlocks on EVM networks, relay.maxLogBlocks on the ledger",
+    ),
   debugMethods: z
     .boolean()
     .default(false)
@@ -420,6 +436,13 @@ export const configSchema = z.object({
       latestCacheMs: z.number().int().min(0).default(500).describe('How long `latest` answers may be reused'),
       // 48 MB: with it full under load the gateway stays under 250 MB resident (64 MB peaked at 207-257 MB).
       cacheBytes: z.number().int().positive().default(48 * 1024 * 1024).describe('Byte bound of the final-data cache'),
+      // The official relay's ETH_GET_LOGS_BLOCK_RANGE_LIMIT default, and its comparison: toBlock - fromBlock past it is refused.
+      maxLogBlocks: z
+        .number()
+        .int()
+        .positive()
+        .default(1_000)
+        .describe('Widest eth_getLogs range (toBlock - fromBlock) on the ledger for keys whose plan sets no maxLogBlocks; past it -32000 "Exceeded maximum block range: N", as the official relay answers'),
       mirrorTimeoutMs: z.number().int().positive().default(5_000).describe('Timeout of one mirror-node request'),
       mirrorRetries: z.number().int().min(0).default(2).describe('Retries of a failed mirror-node lookup'),
       mirrorTotalMs: z.number().int().positive().default(15_000).describe('Bound on all attempts of one mirror-node lookup'),
@@ -461,8 +484,15 @@ export const configSchema = z.object({
         .min(MAX_BLOCKS_PER_POLL)
         .default(10_000)
         .describe(
-          'Widest block span asked of an EVM upstream for logs: eth_getLogs, eth_newFilter and eth_getFilterLogs spanning more are refused (-32000 Range too large). Tags count as the upstream head (earliest as block 0), a missing bound as latest. At least 100, the most blocks one filter or subscription poll reads',
+          'Widest block span of a log query on EVM networks: eth_getLogs of a key whose plan sets no maxLogBlocks, and every eth_newFilter and eth_getFilterLogs, spanning more are refused (-32000 Range too large). Tags count as the upstream head (earliest as block 0), a missing bound as latest. At least 100, the most blocks one filter or subscription poll reads. Also what one upstream request covers where the network sets no logBlocksPerRequest',
         ),
+      logConcurrency: z.number().int().positive().max(64).default(4).describe('Upstream requests one split eth_getLogs runs at once'),
+      maxLogBytes: z
+        .number()
+        .int()
+        .positive()
+        .default(32 * 1024 * 1024)
+        .describe('Largest eth_getLogs answer on EVM networks (bytes of JSON, over all the upstream requests it was split into); past it the call is answered -32005 and the rest is not fetched'),
     })
     .prefault({})
     .describe('Which JSON-RPC methods EVM networks forward upstream, and how wide a log query may be'),

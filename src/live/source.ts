@@ -45,7 +45,7 @@ const hex = (n: number | string) => (typeof n === 'number' ? `0x${n.toString(16)
 
 /** A chain read through JSON-RPC calls; with `range`, no logs are asked for over a wider range than it allows. */
 export function rpcSource(call: Caller, range?: LogRange): ChainSource {
-  const checkLogRange = range && ((method: string, fromBlock: number | string, toBlock: number | string) => range.check(method, { fromBlock: hex(fromBlock), toBlock: hex(toBlock) }));
+  const checkLogRange = range && (async (method: string, fromBlock: number | string, toBlock: number | string) => void (await range.check(method, { fromBlock: hex(fromBlock), toBlock: hex(toBlock) })));
   return {
     checkLogRange,
     async head() {

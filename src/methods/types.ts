@@ -22,6 +22,8 @@ export interface MethodEnv {
   hbar: NetworkHbarBudgets | undefined;
   /** Bound on waiting for the mirror node to show a submitted transaction. */
   mirrorTotalMs: number;
+  /** Widest eth_getLogs range (toBlock - fromBlock) for keys whose plan sets none (relay.maxLogBlocks). */
+  maxLogBlocks: number;
   /** This network's filters (eth_newFilter and friends), read from the mirror node through the relay's own methods. */
   filters: NetworkFilters;
   ctx: CallContext;

@@ -78,7 +78,7 @@ export function createLedgerRelay(opts: LedgerRelayOptions): LedgerRelay {
   // Every env is a literal of this one shape: spreading a shared base object into each request's env took 3% of the
   // gateway's time under the relay mix.
   const envOf = (ctx: CallContext, filters: NetworkFilters | undefined) =>
-    ({ chainId: opts.chainId, ledger, reads, consensus, hbar, mirrorTotalMs: relay.mirrorTotalMs, filters, ctx }) as MethodEnv;
+    ({ chainId: opts.chainId, ledger, reads, consensus, hbar, mirrorTotalMs: relay.mirrorTotalMs, maxLogBlocks: relay.maxLogBlocks, filters, ctx }) as MethodEnv;
   // Filters read the chain with the relay's own methods (eth_blockNumber, eth_getBlockByNumber, eth_getLogs), which
   // use no per-call context and no filters.
   const readEnv = envOf({ requestId: 'filters' } as CallContext, undefined);

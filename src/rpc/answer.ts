@@ -6,6 +6,11 @@ export interface CallContext {
   network: NetworkRef;
   requestId: string;
   key?: VerifiedKey;
+  /**
+   * Charges one more request to the key's budget, for work a call fans out into (a split eth_getLogs' further upstream
+   * requests or mirror-node pages); throws the refusal. Absent where nobody pays (the gateway's own reads).
+   */
+  charge?(): Promise<void>;
   /** Receives the internal cause of each error answered (for the request's log line, never the client). */
   logInternal?(cause: string): void;
   /** Set when the calls came in a batch (the ledger relay refuses some methods there). */

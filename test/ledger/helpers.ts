@@ -7,6 +7,7 @@ import type { RpcOutcome } from '../../src/rpc/jsonrpc.js';
 export const RELAY_DEFAULTS: Config['relay'] = {
   latestCacheMs: 0,
   cacheBytes: 8 * 1024 * 1024,
+  maxLogBlocks: 1_000,
   mirrorTimeoutMs: 2_000,
   mirrorRetries: 2,
   mirrorTotalMs: 5_000,
