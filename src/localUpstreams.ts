@@ -26,6 +26,7 @@ export class LocalUpstreams {
         blockIntervalMs: this.config.sandbox.blockIntervalMs,
         host: '127.0.0.1',
         history: this.config.sandbox.history,
+        jumboTransactions: this.config.sandbox.jumboTransactions,
       }),
     );
   }
@@ -41,6 +42,8 @@ export class LocalUpstreams {
       graphqlUrl: sandbox.graphqlUrl,
       maxGas: 15_000_000,
       maxFeeTinybar: 2_000_000_000,
+      // The relay's default: with the sandbox's jumbo transactions off, it shows the fallback to the file service.
+      jumboTransactions: true,
     };
   }
 

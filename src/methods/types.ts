@@ -3,6 +3,7 @@ import type { Consensus } from '../ledger/consensus.js';
 import type { LedgerReads } from '../ledger/reads.js';
 import type { NetworkFilters } from '../live/filters.js';
 import type { CallContext } from '../rpc/answer.js';
+import type { SyncWaitLimits } from '../rpc/sendSync.js';
 
 /** What a relay method may use; one per network, with the call's context. */
 export interface MethodEnv {
@@ -13,6 +14,8 @@ export interface MethodEnv {
   consensus: Consensus | undefined;
   /** Bound on waiting for the mirror node to show a submitted transaction. */
   mirrorTotalMs: number;
+  /** eth_sendRawTransactionSync's wait for the receipt. */
+  sendSync: SyncWaitLimits;
   /** This network's filters (eth_newFilter and friends), read from the mirror node through the relay's own methods. */
   filters: NetworkFilters;
   ctx: CallContext;

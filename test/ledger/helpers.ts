@@ -10,12 +10,14 @@ export const RELAY_DEFAULTS: Config['relay'] = {
   mirrorTimeoutMs: 2_000,
   mirrorRetries: 2,
   mirrorTotalMs: 5_000,
+  sendSyncDefaultMs: 2_000,
+  sendSyncMaxMs: 5_000,
 };
 
 export function testRelay(chainId: number, ledger: Partial<LedgerConfig> & { mirrorUrl: string }, relay: Partial<Config['relay']> = {}): LedgerRelay {
   return createLedgerRelay({
     chainId,
-    ledger: { consensus: {}, maxGas: 15_000_000, maxFeeTinybar: 2_000_000_000, ...ledger },
+    ledger: { consensus: {}, maxGas: 15_000_000, maxFeeTinybar: 2_000_000_000, jumboTransactions: true, ...ledger },
     relay: { ...RELAY_DEFAULTS, ...relay },
   });
 }

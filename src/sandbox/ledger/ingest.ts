@@ -8,6 +8,7 @@ import { proto } from '@hashgraph/proto';
 import type { LedgerChain, Submission } from './chain.js';
 import { idOf, toBigInt, transactionHash, transactionIdOf } from './hapi.js';
 import { NATIVE_METHODS, decodeNative } from './native.js';
+import { oversizeForKind, oversizeOnTheWire } from './sizeLimits.js';
 
 /** The gRPC method each transaction type must arrive on. */
 const METHOD_FOR_BODY: Record<string, string> = {
@@ -68,9 +69,11 @@ function signedBy(key: PublicKey, bodyBytes: Uint8Array, sigMap: proto.ISignatur
 }
 
 export async function ingest(chain: LedgerChain, method: string, bytes: Uint8Array): Promise<string> {
+  if (oversizeOnTheWire(bytes.length, chain.jumboTransactions)) return 'TRANSACTION_OVERSIZE';
   const decoded = decode(bytes);
   if (typeof decoded === 'string') return decoded;
   const { body, bodyBytes, signedBytes, sigMap } = decoded;
+  if (body.data && oversizeForKind(bytes.length, body.data)) return 'TRANSACTION_OVERSIZE';
   const transactionId = transactionIdOf(body.transactionID);
   if (!transactionId) return 'INVALID_TRANSACTION_ID';
   if (idOf(body.nodeAccountID) !== chain.nodeAccountId) return 'INVALID_NODE_ACCOUNT';
