@@ -25,7 +25,7 @@ export function syncWaitMs(param: unknown, limits: SyncWaitLimits): number {
   return Math.min(ms, limits.maxMs);
 }
 
-export function syncTimeout(hash: string, waitedMs: number): GatewayError {
+export function syncTimeout(hash: string | undefined, waitedMs: number): GatewayError {
   return new GatewayError('SEND_SYNC_TIMEOUT', `in time, waited ${waitedMs} ms`, hash);
 }
 
