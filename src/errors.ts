@@ -87,6 +87,7 @@ export const ERRORS = {
   // The official relay's words (-32201 "Oversized data: ..."), which its clients match on.
   TRANSACTION_TOO_LARGE: entry(200, -32201, 'BAD_USER_INPUT', 'Oversized data'),
   CALL_DATA_TOO_LARGE: entry(200, -32201, 'BAD_USER_INPUT', 'Oversized data'),
+  INITCODE_TOO_LARGE: entry(200, -32201, 'BAD_USER_INPUT', 'Oversized data'),
   UNKNOWN_SENDER: entry(200, -32001, 'BAD_USER_INPUT', 'Sender account not found on the network'),
   WRITES_NOT_CONFIGURED: entry(200, -32603, 'BAD_REQUEST', 'Writes are not configured on this network: no operator account'),
   SUBMISSION_FAILED: entry(200, -32000, 'BAD_REQUEST', 'Transaction was not accepted by the network'),

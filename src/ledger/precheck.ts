@@ -14,6 +14,8 @@ import type { LedgerReads } from './reads.js';
 export const MAX_TRANSACTION_BYTES = 133_120;
 /** Largest call data accepted: the official relay's CALL_DATA_SIZE_LIMIT and jumboTransactions.ethereumMaxCallDataSize. */
 export const MAX_CALL_DATA_BYTES = 131_072;
+/** EIP-3860's limit on a creation's init code (twice EIP-170's 24,576-byte code limit), as the official relay checks it. */
+export const MAX_INITCODE_BYTES = 49_152;
 
 export function parseSignedTransaction(raw: string): Transaction {
   let tx: Transaction;
@@ -38,11 +40,17 @@ export function checkSize(rawBytes: number): void {
   }
 }
 
-/** The consensus node refuses more call data than this however it arrives, inline or through the file service. */
-export function checkCallDataSize(tx: Transaction): void {
+/**
+ * Call data within the consensus node's limit however it arrives, inline or through the file service; a creation's
+ * within EIP-3860's init code limit, which the EVM would otherwise refuse only after the fees are paid.
+ */
+export function checkDataSize(tx: Transaction): void {
   const bytes = (tx.data.length - 2) / 2;
   if (bytes > MAX_CALL_DATA_BYTES) {
     throw new GatewayError('CALL_DATA_TOO_LARGE', `call data size ${bytes}, call data size limit ${MAX_CALL_DATA_BYTES}`);
+  }
+  if (tx.to === null && bytes > MAX_INITCODE_BYTES) {
+    throw new GatewayError('INITCODE_TOO_LARGE', `initcode size ${bytes}, initcode size limit ${MAX_INITCODE_BYTES}`);
   }
 }
 

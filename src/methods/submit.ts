@@ -1,6 +1,6 @@
 /** The part eth_sendRawTransaction and eth_sendRawTransactionSync share: every precheck, then the signed bytes to submit. */
 import { GatewayError } from '../errors.js';
-import { checkAgainstNetwork, checkCallDataSize, checkShape, checkSize, parseSignedTransaction } from '../ledger/precheck.js';
+import { checkAgainstNetwork, checkDataSize, checkShape, checkSize, parseSignedTransaction } from '../ledger/precheck.js';
 import type { Consensus } from '../ledger/consensus.js';
 import { data } from './params.js';
 import type { MethodEnv } from './types.js';
@@ -18,7 +18,7 @@ export async function precheckRaw(rawParam: unknown, env: MethodEnv): Promise<Ch
   if (!env.consensus) throw new GatewayError('WRITES_NOT_CONFIGURED');
   checkSize((raw.length - 2) / 2);
   const tx = parseSignedTransaction(raw);
-  checkCallDataSize(tx);
+  checkDataSize(tx);
   checkShape(tx, env.chainId, env.ledger.maxGas);
   await checkAgainstNetwork(tx, env.reads);
   return { hash: tx.hash!.toLowerCase(), bytes: Buffer.from(raw.slice(2), 'hex'), consensus: env.consensus };

@@ -65,11 +65,15 @@ describe('jumbo transactions on the ledger relay', function () {
       expect(code).to.equal(`0x${ANSWER_RUNTIME}`);
     });
 
-    it('answers -32201 in the official relay\'s words for call data or a transaction over the limit, and submits nothing', async () => {
+    it('answers -32201 in the official relay\'s words for call data, init code or a transaction over the limit, and submits nothing', async () => {
       const before = s.sandbox.chain.transactions().length;
       const overCallData = await signed(s, `0x${'ab'.repeat(131_073)}`, 15_000_000n);
       expect(await call(s.relay, 'eth_sendRawTransaction', [overCallData])).to.deep.include({
         error: { code: -32201, message: 'Oversized data: call data size 131073, call data size limit 131072' },
+      });
+      const overInitcode = await signed(s, deploymentOfSize(49_153), 15_000_000n);
+      expect(await call(s.relay, 'eth_sendRawTransaction', [overInitcode])).to.deep.include({
+        error: { code: -32201, message: 'Oversized data: initcode size 49153, initcode size limit 49152' },
       });
       const overTransaction = `0x02${'01'.repeat(140_000)}`;
       expect(await call(s.relay, 'eth_sendRawTransaction', [overTransaction])).to.deep.include({
