@@ -92,7 +92,7 @@ export const ERRORS = {
   WRITES_NOT_CONFIGURED: entry(200, -32603, 'BAD_REQUEST', 'Writes are not configured on this network: no operator account'),
   SUBMISSION_FAILED: entry(200, -32000, 'BAD_REQUEST', 'Transaction was not accepted by the network'),
   // EIP-7966: code 4 when the receipt is not in within the wait; the transaction hash goes in `data`.
-  SEND_SYNC_TIMEOUT: entry(200, 4, 'TIMEOUT', 'The transaction was submitted but its receipt was not available'),
+  SEND_SYNC_TIMEOUT: entry(200, 4, 'TIMEOUT', 'The transaction was submitted but not processed in time'),
   MIRROR_UNAVAILABLE: entry(200, -32020, 'BAD_GATEWAY', 'Mirror node unavailable'),
   // GraphQL passthrough guards and subscription limits.
   GRAPHQL_PARSE_FAILED: entry(400, -32600, 'GRAPHQL_PARSE_FAILED', 'GraphQL syntax error'),

@@ -26,7 +26,7 @@ export function syncWaitMs(param: unknown, limits: SyncWaitLimits): number {
 }
 
 export function syncTimeout(hash: string | undefined, waitedMs: number): GatewayError {
-  return new GatewayError('SEND_SYNC_TIMEOUT', `in time, waited ${waitedMs} ms`, hash);
+  return new GatewayError('SEND_SYNC_TIMEOUT', `waited ${waitedMs} ms`, hash);
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

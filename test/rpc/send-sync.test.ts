@@ -20,6 +20,7 @@ const STALLED_CHAIN_ID = 17000;
 const LEDGER_CHAIN_ID = 296;
 /** The gateway's wait when a call names none: anvil 1.7 takes no timeout parameter, so its calls wait this long. */
 const DEFAULT_WAIT_MS = 1_500;
+const MAX_WAIT_MS = 3_000;
 
 describe('eth_sendRawTransactionSync through the gateway', function () {
   this.timeout(120_000);
@@ -53,7 +54,7 @@ describe('eth_sendRawTransactionSync through the gateway', function () {
       },
       // Record files close every second: a 1 ms wait ends before any receipt can exist.
       sandbox: { blockIntervalMs: 1_000 },
-      relay: { sendSyncDefaultMs: DEFAULT_WAIT_MS, sendSyncMaxMs: 5_000 },
+      relay: { sendSyncDefaultMs: DEFAULT_WAIT_MS, sendSyncMaxMs: MAX_WAIT_MS },
     });
   });
   after(async () => {
@@ -81,7 +82,7 @@ describe('eth_sendRawTransactionSync through the gateway', function () {
 
   it('on the ledger relay: the receipt in one call, with viem', async () => {
     const raw = await transfer('hedera-testnet', sandboxAccounts()[0].privateKey, LEDGER_CHAIN_ID);
-    const receipt = await sendRawTransactionSync(client('hedera-testnet'), { serializedTransaction: raw, timeout: 5_000 });
+    const receipt = await sendRawTransactionSync(client('hedera-testnet'), { serializedTransaction: raw, timeout: MAX_WAIT_MS });
     expect(receipt.status).to.equal('success');
     expect(receipt.transactionHash).to.equal(keccak256(raw));
     expect(receipt.blockNumber > 0n).to.equal(true);
@@ -108,7 +109,7 @@ describe('eth_sendRawTransactionSync through the gateway', function () {
   it('on an EVM upstream that has the method but mines nothing: error 4 with the hash after the gateway\'s wait', async () => {
     const raw = await transfer('ethereum-hoodi', stalledAnvil!.keys[0], ANVIL_CHAIN_ID);
     const { json } = await rpc(url('ethereum-hoodi'), { jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransactionSync', params: [raw] });
-    expect(json.error).to.include({ code: 4, data: keccak256(raw) });
+    expect(json.error).to.include({ code: 4, data: keccak256(raw), message: `The transaction was submitted but not processed in time: waited ${DEFAULT_WAIT_MS} ms` });
   });
 
   it("on an EVM upstream without the method (the sandbox's devnet): emulated, with viem", async () => {
@@ -125,6 +126,12 @@ describe('eth_sendRawTransactionSync through the gateway', function () {
     await stalledDevnet.evm.request({ method: 'evm_mine', params: [] });
     const receipt = await rpc(url('ethereum-holesky'), { jsonrpc: '2.0', id: 1, method: 'eth_getTransactionReceipt', params: [keccak256(raw)] });
     expect(receipt.json.result).to.include({ status: '0x1' });
+  });
+
+  it('cuts a longer timeout to relay.sendSyncMaxMs', async () => {
+    const raw = await transfer('ethereum-holesky', sandboxAccounts()[2].privateKey, STALLED_CHAIN_ID);
+    const { json } = await rpc(url('ethereum-holesky', (await t.newKey()).key), { jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransactionSync', params: [raw, 600_000] });
+    expect(json.error).to.include({ code: 4, data: keccak256(raw), message: `The transaction was submitted but not processed in time: waited ${MAX_WAIT_MS} ms` });
   });
 
   it("counts once against the key's write budget, as one write", async () => {
