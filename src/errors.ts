@@ -53,6 +53,7 @@ export const ERRORS = {
   KEY_DATABASE_UNREACHABLE: entry(503, -32603, 'SERVICE_UNAVAILABLE', 'The key store database (DATABASE_URL) cannot be reached'),
   DATA_DIR_UNWRITABLE: entry(503, -32603, 'SERVICE_UNAVAILABLE', 'The data directory cannot be written'),
   PORT_IN_USE: entry(503, -32603, 'SERVICE_UNAVAILABLE', 'The port is in use by another process'),
+  SANDBOX_NOT_INSTALLED: entry(503, -32603, 'SERVICE_UNAVAILABLE', 'This build has no sandbox'),
   PLAN_FORBIDDEN: entry(403, -32003, 'FORBIDDEN', 'Your plan does not include this API'),
   RELAY_FORBIDDEN: entry(403, -32003, 'FORBIDDEN', 'Your plan does not include the ledger JSON-RPC relay'),
   // Refused per call (HTTP 200), so the other calls of a batch are still answered.
@@ -90,6 +91,9 @@ export const ERRORS = {
   INITCODE_TOO_LARGE: entry(200, -32201, 'BAD_USER_INPUT', 'Oversized data'),
   UNKNOWN_SENDER: entry(200, -32001, 'BAD_USER_INPUT', 'Sender account not found on the network'),
   WRITES_NOT_CONFIGURED: entry(200, -32603, 'BAD_REQUEST', 'Writes are not configured on this network: no operator account'),
+  // Per call (HTTP 200, like every JSON-RPC error); 429 is the status the official relay's HTTP mapping gives it. Code
+  // and message are the official relay's HBAR_RATE_LIMIT_EXCEEDED, which clients match on.
+  HBAR_LIMITED: entry(429, -32606, 'RATE_LIMITED', 'HBAR Rate limit exceeded'),
   SUBMISSION_FAILED: entry(200, -32000, 'BAD_REQUEST', 'Transaction was not accepted by the network'),
   // EIP-7966: code 4 when the receipt is not in within the wait; the transaction hash goes in `data`.
   SEND_SYNC_TIMEOUT: entry(200, 4, 'TIMEOUT', 'The transaction was submitted but not processed in time'),

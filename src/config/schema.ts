@@ -33,9 +33,15 @@ export const CLOSED_BY_DEFAULT = [
   'eth_sendTransaction',
 ] as const;
 
+/**
+ * A mirror node's base URL. The gateway adds `/api/v1` to every path, but mirror nodes (and `npm run sandbox`) print
+ * their REST URL with it: given either way, the config keeps the base.
+ */
+const mirrorBase = url.transform((u) => u.replace(/\/+$/, '').replace(/\/api\/v1$/, ''));
+
 const ledgerSchema = z.object({
-  mirrorUrl: url.describe('Mirror node REST base URL (without /api/v1)'),
-  mirrorCallUrl: url.optional().describe('Separate base URL for POST /api/v1/contracts/call, if the operator splits them'),
+  mirrorUrl: mirrorBase.describe('Mirror node REST base URL, with or without its /api/v1 suffix'),
+  mirrorCallUrl: mirrorBase.optional().describe('Separate base URL for POST /api/v1/contracts/call, if the operator splits them (with or without /api/v1)'),
   mirrorApiKey: z.string().optional().describe('Credential the gateway adds to mirror-node requests (sent as x-api-key)'),
   consensus: z
     .union([z.enum(['mainnet', 'testnet', 'previewnet']), z.record(z.string(), z.string())])
@@ -119,6 +125,20 @@ const planSchema = z.object({
   maxFilters: z.number().int().positive().default(100).describe('JSON-RPC filters (eth_new*Filter) a key may hold at once, across networks and instances'),
   maxSockets: z.number().int().positive().default(20).describe('JSON-RPC WebSockets a key may hold open on one gateway instance'),
   maxSubscriptionsPerSocket: z.number().int().positive().default(100).describe('eth_subscribe subscriptions one JSON-RPC WebSocket may hold'),
+  hbarPerKeyTinybar: z
+    .number()
+    .int()
+    .positive()
+    .default(5_000_000_000)
+    .describe(
+      'Hbar (in tinybar) the operator may pay per hbarLimits window for the ledger writes of one key of this plan, on each ledger network; a key can have its own (admin API PUT /admin/v1/keys/{id}/hbar-limit)',
+    ),
+  hbarPerPlanTinybar: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe('Hbar (in tinybar) the operator may pay per hbarLimits window for the ledger writes of all keys of this plan together, on each ledger network; no such budget when absent'),
   debugMethods: z
     .boolean()
     .default(false)
@@ -348,10 +368,40 @@ export const configSchema = z.object({
         .describe("How long hourly usage (the key owner's usage report) is kept; month counts are kept for good"),
     })
     .prefault({}),
+  hbarLimits: z
+    .object({
+      windowMs: z
+        .number()
+        .int()
+        .positive()
+        .default(86_400_000)
+        .describe('Length of the hbar spending window (env HBAR_RATE_LIMIT_DURATION, as the official relay names it); windows start at multiples of it since the epoch, so every instance agrees when one resets'),
+      operatorTinybar: z
+        .number()
+        .int()
+        .positive()
+        .default(5_000_000_000_000)
+        .describe('Hbar (in tinybar) the operator account of each ledger network may pay per window for all writes the relay submits (env HBAR_RATE_LIMIT_TINYBAR)'),
+      outageInFlight: z
+        .number()
+        .int()
+        .positive()
+        .default(4)
+        .describe(
+          'Writes one instance may have in flight while Redis is unreachable: spend is then judged from the key store plus this instance\'s own reservations, and this bounds what other instances may add unseen',
+        ),
+    })
+    .prefault({})
+    .describe('Hbar spending limits: every ledger write reserves its largest possible fee against the operator, plan and key budgets before it is submitted'),
   sandbox: z
     .object({
       enabled: z.boolean().default(false).describe('Serve networks without upstreams from local stand-ins'),
-      blockIntervalMs: z.number().int().min(0).default(2_000).describe('Ledger record-file interval; 0 mines on every transaction'),
+      blockIntervalMs: z
+        .number()
+        .int()
+        .min(0)
+        .default(2_000)
+        .describe('Sandbox block time: the ledger closes a record file this often (0: on every transaction); the EVM devnets, which mine each transaction at once, also mine an empty block this often (0: never)'),
       jumboTransactions: z
         .boolean()
         .default(true)

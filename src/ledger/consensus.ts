@@ -9,7 +9,7 @@
  * The SDK, with its gRPC and protobuf stack, holds about 50 MB resident: it loads on the first submission, so a relay
  * that only reads (most of them, most of the time) never carries it.
  */
-import type { Client, EthereumTransactionData, FileId, PrivateKey } from '@hashgraph/sdk';
+import type { Client, EthereumTransactionData, FileId, PrivateKey, TransactionResponse } from '@hashgraph/sdk';
 import { GatewayError, hidingCause } from '../errors.js';
 import { consensusSubmissions } from '../metrics.js';
 import type { LedgerConfig } from '../config/schema.js';
@@ -22,6 +22,28 @@ import { onFirstUse } from '../startOnce.js';
 export const FILE_THRESHOLD_BYTES = 5_120;
 /** The first file chunk (hex characters), as the SDK's EthereumFlow uploads it. */
 const FIRST_CHUNK_HEX = 4_096;
+/** Content bytes per FileAppend, the SDK's default chunk size. */
+const APPEND_CHUNK_HEX = 4_096;
+
+/**
+ * How many transactions the operator pays for to submit call data of this size: the EthereumTransaction, and for large
+ * call data a FileCreate and its FileAppends. The hbar limits reserve this many times the largest fee: with jumbo
+ * transactions too, since a node that answers TRANSACTION_OVERSIZE sends large call data through the file service.
+ */
+export function transactionsNeeded(callDataBytes: number): number {
+  if (callDataBytes <= FILE_THRESHOLD_BYTES) return 1;
+  return 2 + Math.ceil(Math.max(0, callDataBytes * 2 - FIRST_CHUNK_HEX) / APPEND_CHUNK_HEX);
+}
+
+/**
+ * What a submission cost the operator, filled in as its transactions' records come back: the hbar the operator
+ * account lost in each (its debits in the record's transfer list, as the official relay counts it). `complete` turns
+ * false when a transaction reached consensus but its record could not be read.
+ */
+export interface SubmissionCost {
+  tinybar: number;
+  complete: boolean;
+}
 const SUBMIT_TIMEOUT_MS = 30_000;
 const RECEIPT_MIN_BACKOFF_MS = 25;
 /** Ledger statuses that mean the EVM ran the transaction: Ethereum-wise it is mined, with status 0 or 1. */
@@ -40,9 +62,10 @@ const loadSdk = (): Promise<Sdk> => import('@hashgraph/sdk');
 export interface Consensus {
   /**
    * Submits and waits for the receipt; the first call loads the SDK, and concurrent first calls share one client.
-   * `onAccepted` runs once a node has accepted the EthereumTransaction (precheck OK), before its receipt is in.
+   * `cost` receives what the submission cost the operator, also when it fails. `onAccepted` runs once a node has
+   * accepted the EthereumTransaction (precheck OK), before its receipt is in.
    */
-  submitEthereum(raw: Uint8Array, onAccepted?: () => void): Promise<Submission>;
+  submitEthereum(raw: Uint8Array, cost?: SubmissionCost, onAccepted?: () => void): Promise<Submission>;
   close(): Promise<void>;
 }
 
@@ -50,8 +73,8 @@ export interface Consensus {
 export function consensusOnDemand(ledger: LedgerConfig & { operatorId: string; operatorKey: string }): Consensus {
   const client = onFirstUse(async () => new ConsensusClient(await loadSdk(), ledger));
   return {
-    async submitEthereum(raw, onAccepted) {
-      return (await client.get()).submitEthereum(raw, onAccepted);
+    async submitEthereum(raw, cost, onAccepted) {
+      return (await client.get()).submitEthereum(raw, cost, onAccepted);
     },
     async close() {
       (await client.started()?.catch(() => undefined))?.close();
@@ -98,16 +121,16 @@ class ConsensusClient {
   }
 
   /** Submits and waits for the receipt. Throws SUBMISSION_FAILED when the network did not run the transaction. */
-  async submitEthereum(raw: Uint8Array, onAccepted?: () => void): Promise<Submission> {
+  async submitEthereum(raw: Uint8Array, cost: SubmissionCost = { tinybar: 0, complete: true }, onAccepted?: () => void): Promise<Submission> {
     const { PrecheckStatusError, ReceiptStatusError } = this.sdk;
     try {
       const ethData = this.sdk.EthereumTransactionData.fromBytes(raw);
       const inline = this.jumbo || ethData.callData.length <= FILE_THRESHOLD_BYTES;
-      const sent = await this.send(ethData, inline).catch((err: unknown) => {
+      const sent = await this.send(ethData, inline, cost).catch((err: unknown) => {
         // A network without jumbo transactions refuses the whole transaction at precheck, before any fee is charged.
         if (!inline || !(err instanceof PrecheckStatusError) || err.status.toString() !== 'TRANSACTION_OVERSIZE') throw err;
         consensusSubmissions.inc({ status: err.status.toString() });
-        return this.send(ethData, false);
+        return this.send(ethData, false, cost);
       });
       onAccepted?.();
       const transactionId = sent.response.transactionId.toString();
@@ -117,6 +140,8 @@ class ConsensusClient {
       } catch (err) {
         if (!(err instanceof ReceiptStatusError)) throw err;
         status = err.status.toString();
+      } finally {
+        await this.addCost(sent.response, cost);
       }
       consensusSubmissions.inc({ status });
       if (!EXECUTED.has(status)) throw new GatewayError('SUBMISSION_FAILED', status);
@@ -130,12 +155,12 @@ class ConsensusClient {
   }
 
   /** One EthereumTransaction, its call data inline or uploaded to a file first; resolves once a node accepted it. */
-  private async send(ethData: EthereumTransactionData, inline: boolean) {
+  private async send(ethData: EthereumTransactionData, inline: boolean, cost: SubmissionCost) {
     const tx = new this.sdk.EthereumTransaction();
     let callDataFileId: FileId | undefined;
     if (inline) tx.setEthereumData(ethData.toBytes());
     else {
-      callDataFileId = await this.uploadCallData(ethData.callData);
+      callDataFileId = await this.uploadCallData(ethData.callData, cost);
       const stripped = this.sdk.EthereumTransactionData.fromBytes(ethData.toBytes());
       stripped.callData = new Uint8Array();
       tx.setEthereumData(stripped.toBytes()).setCallDataFileId(callDataFileId);
@@ -148,7 +173,7 @@ class ConsensusClient {
   }
 
   /** The file holds the call data hex-encoded, which is what consensus nodes read back. */
-  private async uploadCallData(callData: Uint8Array): Promise<FileId> {
+  private async uploadCallData(callData: Uint8Array, cost: SubmissionCost): Promise<FileId> {
     const { FileAppendTransaction, FileCreateTransaction } = this.sdk;
     const hex = Buffer.from(callData).toString('hex');
     const operatorKey = this.client.operatorPublicKey;
@@ -156,12 +181,39 @@ class ConsensusClient {
       .setContents(hex.slice(0, FIRST_CHUNK_HEX))
       .setKeys(operatorKey ? [operatorKey] : [])
       .execute(this.client);
-    const fileId = (await create.getReceipt(this.client)).fileId;
+    let fileId: FileId | null;
+    try {
+      fileId = (await create.getReceipt(this.client)).fileId;
+    } finally {
+      await this.addCost(create, cost);
+    }
     if (!fileId) throw new GatewayError('SUBMISSION_FAILED', 'the file service returned no file id');
     if (hex.length > FIRST_CHUNK_HEX) {
-      const append = await new FileAppendTransaction().setFileId(fileId).setContents(hex.slice(FIRST_CHUNK_HEX)).setMaxChunks(1_000).execute(this.client);
-      await append.getReceipt(this.client);
+      const appends = await new FileAppendTransaction()
+        .setFileId(fileId)
+        .setContents(hex.slice(FIRST_CHUNK_HEX))
+        .setChunkSize(APPEND_CHUNK_HEX)
+        .setMaxChunks(1_000)
+        .executeAll(this.client);
+      try {
+        for (const append of appends) await append.getReceipt(this.client);
+      } finally {
+        for (const append of appends) await this.addCost(append, cost);
+      }
     }
     return fileId;
+  }
+
+  /** Adds what one transaction that reached the network cost the operator, from its record. */
+  private async addCost(response: TransactionResponse, cost: SubmissionCost): Promise<void> {
+    const operator = this.client.operatorAccountId?.toString();
+    try {
+      const record = await response.getRecordQuery().setValidateReceiptStatus(false).execute(this.client);
+      let net = 0;
+      for (const t of record.transfers) if (t.accountId.toString() === operator) net += t.amount.toTinybars().toNumber();
+      cost.tinybar += Math.max(0, -net);
+    } catch {
+      cost.complete = false;
+    }
   }
 }

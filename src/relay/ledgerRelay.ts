@@ -7,6 +7,7 @@
  */
 import type { Logger } from 'pino';
 import type { Config, LedgerConfig } from '../config/schema.js';
+import type { HbarBudgets } from '../limits/hbarBudgets.js';
 import { FilterService, type NetworkFilters } from '../live/filters.js';
 import { MemoryFilterStore } from '../live/filterStore.js';
 import { directCaller, rpcSource } from '../live/source.js';
@@ -38,6 +39,8 @@ export interface LedgerRelayOptions {
   logger?: Logger;
   /** Network id, for metric labels. */
   network?: string;
+  /** The gateway's hbar spending limits; none apply when absent. */
+  hbar?: HbarBudgets;
   /** The gateway's filters (shared by every network and, on Redis, every instance); a private in-memory set when absent. */
   filters?: FilterService;
 }
@@ -61,16 +64,18 @@ export function createLedgerRelay(opts: LedgerRelayOptions): LedgerRelay {
   const consensus =
     ledger.operatorId && ledger.operatorKey ? consensusOnDemand({ ...ledger, operatorId: ledger.operatorId, operatorKey: ledger.operatorKey }) : undefined;
   const sendSync = { defaultMs: relay.sendSyncDefaultMs, maxMs: relay.sendSyncMaxMs };
+  const networkId = opts.network ?? `chain-${opts.chainId}`;
+  const hbar = opts.hbar && { reserve: opts.hbar.reserve.bind(opts.hbar, networkId) };
   const onUnexpected = (err: unknown, method: string) => opts.logger?.error({ err, method }, 'ledger relay method failed unexpectedly');
   const service = opts.filters ?? new FilterService({ store: new MemoryFilterStore(), timeoutMs: DEFAULT_FILTER_TIMEOUT_MS });
   // Every env is a literal of this one shape: spreading a shared base object into each request's env took 3% of the
   // gateway's time under the relay mix.
   const envOf = (ctx: CallContext, filters: NetworkFilters | undefined) =>
-    ({ chainId: opts.chainId, ledger, reads, consensus, mirrorTotalMs: relay.mirrorTotalMs, sendSync, filters, ctx }) as MethodEnv;
+    ({ chainId: opts.chainId, ledger, reads, consensus, hbar, mirrorTotalMs: relay.mirrorTotalMs, sendSync, filters, ctx }) as MethodEnv;
   // Filters read the chain with the relay's own methods (eth_blockNumber, eth_getBlockByNumber, eth_getLogs), which
   // use no per-call context and no filters.
   const readEnv = envOf({ requestId: 'filters' } as CallContext, undefined);
-  const filters = service.on(opts.network ?? `chain-${opts.chainId}`, rpcSource(directCaller((c) => METHODS[c.method](c.params, readEnv))));
+  const filters = service.on(networkId, rpcSource(directCaller((c) => METHODS[c.method](c.params, readEnv))));
   readEnv.filters = filters;
 
   return {

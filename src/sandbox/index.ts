@@ -3,6 +3,7 @@
  * stand-ins over the same records) on loopback ports.
  */
 import { sandboxAccounts } from './accounts.js';
+import type { SandboxPorts } from './cliSettings.js';
 import { startLedgerGraphql } from './graphql/ledger.js';
 import { buildLedgerHistory, type LedgerHistory } from './history/ledger.js';
 import { LedgerChain } from './ledger/chain.js';
@@ -26,6 +27,7 @@ export interface LedgerSandbox {
 
 /**
  * `history`: build the starting history (accounts, transfers, tokens, a revert) before answering (default false).
+ * `ports`: a listener without one listens on a free port.
  * `jumboTransactions: false` makes a network from before HIP-1086, whose transactions are all at most 6 KiB.
  */
 export async function startLedgerSandbox(opts: {
@@ -33,6 +35,7 @@ export async function startLedgerSandbox(opts: {
   blockIntervalMs?: number;
   host?: string;
   history?: boolean;
+  ports?: SandboxPorts;
   jumboTransactions?: boolean;
 }): Promise<LedgerSandbox> {
   const host = opts.host ?? '127.0.0.1';
@@ -43,11 +46,11 @@ export async function startLedgerSandbox(opts: {
     for (const c of closers.reverse()) await c().catch(() => undefined);
   };
   try {
-    const node = await startConsensusNode(chain, { host });
+    const node = await startConsensusNode(chain, { host, port: opts.ports?.consensus });
     closers.push(() => node.close());
-    const mirror = await startMirrorNode(chain, { host });
+    const mirror = await startMirrorNode(chain, { host, port: opts.ports?.mirror });
     closers.push(() => mirror.close());
-    const graphql = await startLedgerGraphql(chain, { host });
+    const graphql = await startLedgerGraphql(chain, { host, port: opts.ports?.graphql });
     closers.push(() => graphql.close());
     const operator = { accountId: chain.operator.accountId, privateKey: chain.operator.privateKey.toStringDer() };
     const consensus = { [node.address]: node.nodeAccountId };
