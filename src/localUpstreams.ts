@@ -52,8 +52,8 @@ export class LocalUpstreams {
       graphqlUrl: sandbox.graphqlUrl,
       maxGas: 15_000_000,
       maxFeeTinybar: 2_000_000_000,
-      // The relay's default: with the sandbox's jumbo transactions off, it shows the fallback to the file service.
-      jumboTransactions: true,
+      // As a network's ledger config says what the network supports.
+      jumboTransactions: this.config.sandbox.jumboTransactions,
     };
   }
 

@@ -406,7 +406,7 @@ export const configSchema = z.object({
         .boolean()
         .default(true)
         .describe(
-          'Whether the ledger sandbox\'s consensus node takes EthereumTransactions above 6 KiB (HIP-1086, up to 130 KiB); false answers them TRANSACTION_OVERSIZE, as a network without jumbo transactions does',
+          'Whether the ledger sandbox\'s consensus node takes EthereumTransactions above 6 KiB (HIP-1086, up to 130 KiB); false answers them TRANSACTION_OVERSIZE, as a network without jumbo transactions does, and gives the relay ledger.jumboTransactions false for it',
         ),
       history: z
         .boolean()

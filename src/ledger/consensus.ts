@@ -27,11 +27,12 @@ const APPEND_CHUNK_HEX = 4_096;
 
 /**
  * How many transactions the operator pays for to submit call data of this size: the EthereumTransaction, and for large
- * call data a FileCreate and its FileAppends. The hbar limits reserve this many times the largest fee: with jumbo
- * transactions too, since a node that answers TRANSACTION_OVERSIZE sends large call data through the file service.
+ * call data on a network without jumbo transactions a FileCreate and its FileAppends. The hbar limits reserve this
+ * many times the largest fee. A network configured for jumbo transactions that answers TRANSACTION_OVERSIZE after all
+ * costs the file service's transactions too: the settlement records them, beyond the reservation.
  */
-export function transactionsNeeded(callDataBytes: number): number {
-  if (callDataBytes <= FILE_THRESHOLD_BYTES) return 1;
+export function transactionsNeeded(callDataBytes: number, jumbo: boolean): number {
+  if (jumbo || callDataBytes <= FILE_THRESHOLD_BYTES) return 1;
   return 2 + Math.ceil(Math.max(0, callDataBytes * 2 - FIRST_CHUNK_HEX) / APPEND_CHUNK_HEX);
 }
 

@@ -33,7 +33,7 @@ export async function precheckRaw(rawParam: unknown, env: MethodEnv): Promise<Ch
  * nothing; admitted, it holds its largest fee until settled.
  */
 export async function submitChecked(checked: Checked, env: MethodEnv, onAccepted?: () => void): Promise<Submission> {
-  const reservation = await env.hbar?.reserve(env.ctx.key, env.ledger.maxFeeTinybar * transactionsNeeded(checked.callDataBytes));
+  const reservation = await env.hbar?.reserve(env.ctx.key, env.ledger.maxFeeTinybar * transactionsNeeded(checked.callDataBytes, env.ledger.jumboTransactions));
   const cost: SubmissionCost = { tinybar: 0, complete: true };
   try {
     return await env.consensus!.submitEthereum(checked.bytes, cost, onAccepted);

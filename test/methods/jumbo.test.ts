@@ -7,12 +7,17 @@ import { expect } from 'chai';
 import { Wallet, getCreateAddress } from 'ethers';
 import type { LedgerConfig } from '../../src/config/schema.js';
 import type { LedgerRelay } from '../../src/relay/ledgerRelay.js';
+import { sandboxAccounts } from '../../src/sandbox/accounts.js';
 import { ANSWER_RUNTIME, deploymentOfSize } from '../../src/sandbox/initcode.js';
 import { startLedgerSandbox, type LedgerSandbox } from '../../src/sandbox/index.js';
+import { FEES_TINYBAR } from '../../src/sandbox/ledger/chain.js';
+import { rpc, startTestGateway } from '../support/gateway.js';
 import { call, result, testRelay } from '../ledger/helpers.js';
 
 const CHAIN_ID = 298;
 const DEPLOYMENT_BYTES = 40 * 1024;
+/** hedera-testnet, which the test gateway serves from its own sandbox. */
+const GATEWAY_LEDGER_CHAIN_ID = 296;
 
 interface Setup {
   sandbox: LedgerSandbox;
@@ -121,5 +126,23 @@ describe('jumbo transactions on the ledger relay', function () {
       const { names } = await deploy(s, deploymentOfSize(5_000));
       expect(names).to.deep.equal(['ETHEREUMTRANSACTION']);
     });
+  });
+
+  it("through the gateway, costs the operator one EthereumTransaction's fee, as the key's hbar spend shows", async () => {
+    const t = await startTestGateway();
+    try {
+      const { key } = await t.newKey('developer', []);
+      const url = `${t.gw.url}/hedera-testnet/rpc`;
+      const ask = async (method: string, params: unknown[]) => (await rpc(url, { jsonrpc: '2.0', id: 1, method, params }, { 'x-api-key': key })).json;
+      const funded = new Wallet(sandboxAccounts(1)[0].privateKey);
+      const price = BigInt((await ask('eth_gasPrice', [])).result);
+      const raw = await funded.signTransaction({ type: 2, chainId: GATEWAY_LEDGER_CHAIN_ID, nonce: 0, gasLimit: 2_000_000n, maxFeePerGas: price, maxPriorityFeePerGas: 0n, data: deploymentOfSize(DEPLOYMENT_BYTES) });
+      const sent = await ask('eth_sendRawTransaction', [raw]);
+      expect(sent.result, JSON.stringify(sent.error)).to.match(/^0x[0-9a-f]{64}$/);
+      const usage = await (await fetch(`${t.gw.url}/usage`, { headers: { 'x-api-key': key } })).json();
+      expect(usage.hbar.spent).to.deep.include({ network: 'hedera-testnet', tinybar: Number(FEES_TINYBAR.ETHEREUMTRANSACTION) });
+    } finally {
+      await t.close();
+    }
   });
 });
