@@ -283,10 +283,14 @@ class Backends {
       });
       entry = {
         pool,
-        backend: new EvmForwarder(network.network.chainId, pool, new MethodPolicy(network.id, this.config.rpcPolicy, network.network), logLimits(this.config.rpcPolicy, network.network), {
-          service: this.filters,
-          network: network.id,
-        }),
+        backend: new EvmForwarder(
+          network.network.chainId,
+          pool,
+          new MethodPolicy(network.id, this.config.rpcPolicy, network.network),
+          logLimits(this.config.rpcPolicy, network.network),
+          { defaultMs: this.config.relay.sendSyncDefaultMs, maxMs: this.config.relay.sendSyncMaxMs },
+          { service: this.filters, network: network.id },
+        ),
       };
       this.evm.set(network.id, entry);
     }

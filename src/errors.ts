@@ -96,13 +96,18 @@ export const ERRORS = {
   GAS_LIMIT_TOO_HIGH: entry(200, -32005, 'BAD_USER_INPUT', 'Transaction gas limit exceeds the maximum'),
   GAS_LIMIT_TOO_LOW: entry(200, -32003, 'BAD_USER_INPUT', 'Intrinsic gas exceeds gas limit'),
   INSUFFICIENT_FUNDS: entry(200, -32000, 'BAD_USER_INPUT', 'Insufficient funds for gas * price + value'),
-  TRANSACTION_TOO_LARGE: entry(200, -32201, 'BAD_USER_INPUT', 'Transaction size exceeds the limit'),
+  // The official relay's words (-32201 "Oversized data: ..."), which its clients match on.
+  TRANSACTION_TOO_LARGE: entry(200, -32201, 'BAD_USER_INPUT', 'Oversized data'),
+  CALL_DATA_TOO_LARGE: entry(200, -32201, 'BAD_USER_INPUT', 'Oversized data'),
+  INITCODE_TOO_LARGE: entry(200, -32201, 'BAD_USER_INPUT', 'Oversized data'),
   UNKNOWN_SENDER: entry(200, -32001, 'BAD_USER_INPUT', 'Sender account not found on the network'),
   WRITES_NOT_CONFIGURED: entry(200, -32603, 'BAD_REQUEST', 'Writes are not configured on this network: no operator account'),
   // Per call (HTTP 200, like every JSON-RPC error); 429 is the status the official relay's HTTP mapping gives it. Code
   // and message are the official relay's HBAR_RATE_LIMIT_EXCEEDED, which clients match on.
   HBAR_LIMITED: entry(429, -32606, 'RATE_LIMITED', 'HBAR Rate limit exceeded'),
   SUBMISSION_FAILED: entry(200, -32000, 'BAD_REQUEST', 'Transaction was not accepted by the network'),
+  // EIP-7966: code 4 when the receipt is not in within the wait; the transaction hash goes in `data`.
+  SEND_SYNC_TIMEOUT: entry(200, 4, 'TIMEOUT', 'The transaction was submitted but not processed in time'),
   MIRROR_UNAVAILABLE: entry(200, -32020, 'BAD_GATEWAY', 'Mirror node unavailable'),
   // GraphQL passthrough guards and subscription limits.
   GRAPHQL_PARSE_FAILED: entry(400, -32600, 'GRAPHQL_PARSE_FAILED', 'GraphQL syntax error'),

@@ -56,6 +56,12 @@ const ledgerSchema = z.object({
   graphqlUrl: url.optional().describe('Upstream GraphQL endpoint over ledger data'),
   maxGas: z.number().int().positive().default(15_000_000).describe('Highest gas limit a transaction may ask for'),
   maxFeeTinybar: z.number().int().positive().default(2_000_000_000).describe('Highest fee the operator pays for one submission'),
+  jumboTransactions: z
+    .boolean()
+    .default(true)
+    .describe(
+      'Send call data of up to 128 KiB inside the EthereumTransaction (HIP-1086, as the official relay\'s JUMBO_TX_ENABLED); false uploads call data above 5 KiB to the file service first, for networks without jumbo transactions. A node that answers TRANSACTION_OVERSIZE gets the file-service path either way',
+    ),
 });
 export type LedgerConfig = z.infer<typeof ledgerSchema>;
 
@@ -412,6 +418,12 @@ export const configSchema = z.object({
         .min(0)
         .default(2_000)
         .describe('Sandbox block time: the ledger closes a record file this often (0: on every transaction); the EVM devnets, which mine each transaction at once, also mine an empty block this often (0: never)'),
+      jumboTransactions: z
+        .boolean()
+        .default(true)
+        .describe(
+          'Whether the ledger sandbox\'s consensus node takes EthereumTransactions above 6 KiB (HIP-1086, up to 130 KiB); false answers them TRANSACTION_OVERSIZE, as a network without jumbo transactions does, and gives the relay ledger.jumboTransactions false for it',
+        ),
       history: z
         .boolean()
         .default(true)
@@ -465,7 +477,22 @@ export const configSchema = z.object({
         .describe(
           "Ledger methods refused inside a batch (-32007 'Method <name> is not permitted as part of batch requests'). The official relay refuses debug_traceTransaction, debug_traceBlockByNumber and the six filter methods (eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter, eth_getFilterChanges, eth_getFilterLogs, eth_uninstallFilter); that list breaks ethers v6 event listeners, which batch eth_newFilter with other calls",
         ),
+      sendSyncDefaultMs: z
+        .number()
+        .int()
+        .positive()
+        .default(2_000)
+        .describe('How long eth_sendRawTransactionSync (EIP-7966) waits for the receipt when the call names no timeout, or an invalid one (the ledger relay and EVM networks alike)'),
+      sendSyncMaxMs: z
+        .number()
+        .int()
+        .positive()
+        .default(5_000)
+        .describe(
+          'Longest wait eth_sendRawTransactionSync may ask for; a longer timeout is cut to this. Keep it below server.upstreamTimeoutMs, which bounds a call forwarded to an EVM upstream',
+        ),
     })
+    .refine((r) => r.sendSyncDefaultMs <= r.sendSyncMaxMs, { message: 'sendSyncDefaultMs may not exceed sendSyncMaxMs', path: ['sendSyncDefaultMs'] })
     .prefault({}),
   rpcPolicy: z
     .object({

@@ -71,6 +71,7 @@ export function createLedgerRelay(opts: LedgerRelayOptions): LedgerRelay {
   const reads = new LedgerReads(mirror, cache, relay.latestCacheMs);
   const consensus =
     ledger.operatorId && ledger.operatorKey ? consensusOnDemand({ ...ledger, operatorId: ledger.operatorId, operatorKey: ledger.operatorKey }) : undefined;
+  const sendSync = { defaultMs: relay.sendSyncDefaultMs, maxMs: relay.sendSyncMaxMs };
   const networkId = opts.network ?? `chain-${opts.chainId}`;
   const hbar = opts.hbar && { reserve: opts.hbar.reserve.bind(opts.hbar, networkId) };
   const onUnexpected = (err: unknown, method: string) => opts.logger?.error({ err, method }, 'ledger relay method failed unexpectedly');
@@ -78,7 +79,7 @@ export function createLedgerRelay(opts: LedgerRelayOptions): LedgerRelay {
   // Every env is a literal of this one shape: spreading a shared base object into each request's env took 3% of the
   // gateway's time under the relay mix.
   const envOf = (ctx: CallContext, filters: NetworkFilters | undefined) =>
-    ({ chainId: opts.chainId, ledger, reads, consensus, hbar, mirrorTotalMs: relay.mirrorTotalMs, maxLogBlocks: relay.maxLogBlocks, filters, ctx }) as MethodEnv;
+    ({ chainId: opts.chainId, ledger, reads, consensus, hbar, mirrorTotalMs: relay.mirrorTotalMs, maxLogBlocks: relay.maxLogBlocks, sendSync, filters, ctx }) as MethodEnv;
   // Filters read the chain with the relay's own methods (eth_blockNumber, eth_getBlockByNumber, eth_getLogs), which
   // use no per-call context and no filters.
   const readEnv = envOf({ requestId: 'filters' } as CallContext, undefined);

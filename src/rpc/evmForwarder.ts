@@ -1,4 +1,5 @@
 import type { Config, NetworkConfig } from '../config/schema.js';
+import { keccak256 } from 'ethers/crypto';
 import { GatewayError, isGatewayError } from '../errors.js';
 import { isFilterMethod, type FilterService, type NetworkFilters } from '../live/filters.js';
 import { rpcSource, type ChainSource } from '../live/source.js';
@@ -9,6 +10,7 @@ import { fetchSplit, spansOf, type Span } from './logSplit.js';
 import { blockOf, headNeeded, KeyHeads, nullMayBeLag } from './headConsistency.js';
 import { plainResult, RawJson, toErrorObject, type RpcCall, type RpcOutcome } from './jsonrpc.js';
 import type { MethodPolicy } from './methodPolicy.js';
+import { pollUntil, SEND_SYNC, syncTimeout, syncWaitMs, type SyncWaitLimits } from './sendSync.js';
 import { outcomesOf } from './upstreamAnswers.js';
 import type { PostOptions, UpstreamPool } from './upstreamPool.js';
 
@@ -48,12 +50,15 @@ export class EvmForwarder implements RpcBackend {
   private blocksPerRequest: number;
   /** The head each key was shown on this network. */
   private readonly heads = new KeyHeads();
+  /** Cleared when an upstream answers eth_sendRawTransactionSync -32601: from then on the gateway emulates it. */
+  private upstreamSendsSync = true;
 
   constructor(
     chainId: number,
     private readonly upstream: UpstreamPool,
     private readonly policy: MethodPolicy,
     private readonly logs: LogLimits,
+    private readonly syncLimits: SyncWaitLimits,
     filters?: { service: FilterService; network: string },
   ) {
     this.chainIdHex = `0x${chainId.toString(16)}`;
@@ -90,6 +95,7 @@ export class EvmForwarder implements RpcBackend {
       }
       const local = this.answerLocally(call);
       if (local) outcomes[i] = local;
+      else if (call.method === SEND_SYNC) kept.push(this.sendSync(call).then((o) => void (outcomes[i] = o)));
       else {
         forward.push(i);
         logQueries ||= call.method === 'eth_getLogs';
@@ -138,6 +144,36 @@ export class EvmForwarder implements RpcBackend {
       charge: async () => ctx?.charge?.(),
       learned: (blocks) => (this.blocksPerRequest = Math.min(this.blocksPerRequest, blocks)),
     });
+  }
+
+  /**
+   * EIP-7966 with the wait capped by the gateway. Forwarded while the upstream knows the method (geth 1.16.6 and later,
+   * reth, anvil), with the client's params as they came (nodes disagree on the timeout's form: geth reads a hex
+   * quantity, anvil 1.7 takes no timeout at all) and a timeout above the cap cut to it; an upstream that waits longer
+   * than the cap is not waited for. Otherwise emulated the EIP's reference way: eth_sendRawTransaction, then
+   * eth_getTransactionReceipt until the receipt is in. Out of time, the answer is error 4 with the hash.
+   */
+  private async sendSync(call: RpcCall): Promise<RpcOutcome> {
+    const params = Array.isArray(call.params) ? call.params : [];
+    const waitMs = syncWaitMs(params[1], this.syncLimits);
+    const deadline = Date.now() + waitMs;
+    const late = () => ({ error: toErrorObject(syncTimeout(transactionHash(params[0]), waitMs)) });
+    if (this.upstreamSendsSync) {
+      const forwarded = params.length > 1 ? [params[0], cappedLike(params[1], waitMs), ...params.slice(2)] : params;
+      const answer = await untilDeadline(this.sendOrFail([{ ...call, params: forwarded }]).then(([a]) => a), deadline);
+      if (!answer) return late();
+      // An unknown method submitted nothing, so sending the transaction again cannot spend twice.
+      if (!('error' in answer) || answer.error.code !== METHOD_NOT_FOUND) return answer;
+      this.upstreamSendsSync = false;
+    }
+    const [sent] = await this.sendOrFail([{ ...call, method: 'eth_sendRawTransaction', params: params.slice(0, 1) }]);
+    if ('error' in sent) return sent;
+    const hash = plainResult(sent.result);
+    const receipt = await pollUntil(async () => {
+      const [answer] = await this.sendOrFail([{ id: undefined, method: 'eth_getTransactionReceipt', params: [hash] }]);
+      return 'result' in answer ? plainResult(answer.result) : undefined;
+    }, deadline);
+    return receipt ? { result: receipt } : late();
   }
 
   /** Every call answered: an upstream failure becomes each call's error. */
@@ -242,6 +278,27 @@ function isNull(result: unknown): boolean {
 
 function quantityOf(value: unknown): bigint | undefined {
   return typeof value === 'string' && /^0x[0-9a-fA-F]{1,64}$/.test(value) ? BigInt(value) : undefined;
+}
+
+const METHOD_NOT_FOUND = -32601;
+
+/** The client's timeout, cut to the gateway's wait in the form it came in (a number, or a hex quantity). */
+function cappedLike(timeout: unknown, waitMs: number): unknown {
+  return typeof timeout === 'string' ? `0x${waitMs.toString(16)}` : typeof timeout === 'number' ? waitMs : timeout;
+}
+
+/** The answer, or undefined when the deadline (epoch ms) comes first; a late answer is dropped. */
+function untilDeadline<T>(answer: Promise<T>, deadline: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  // A failure after the deadline has no one to answer.
+  answer.catch(() => undefined);
+  const expiry = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), Math.max(0, deadline - Date.now()))));
+  return Promise.race([answer, expiry]).finally(() => clearTimeout(timer));
+}
+
+/** A signed transaction's hash is the keccak of its bytes, typed or legacy; undefined for anything that is not hex. */
+function transactionHash(raw: unknown): string | undefined {
+  return typeof raw === 'string' && /^0x([0-9a-fA-F]{2})+$/.test(raw) ? keccak256(raw) : undefined;
 }
 
 /** The filter object of an eth_getLogs call; anything else is left for the upstream to refuse. */

@@ -10,8 +10,10 @@ import { refusalError } from '../limits/headers.js';
 import type { Limiter, WriteBudget } from '../limits/types.js';
 import { answer, type CallContext, type RpcBackend } from './answer.js';
 import { toErrorObject, type ParsedBody, type RpcCall, type RpcOutcome } from './jsonrpc.js';
+import { SEND_SYNC } from './sendSync.js';
 
-const WRITE_METHODS = new Set(['eth_sendRawTransaction']);
+/** Charged once each against the write budget: the sync send is one submission, however long it waits. */
+const WRITE_METHODS = new Set(['eth_sendRawTransaction', SEND_SYNC]);
 
 /** What decides, call by call, whether a key's call reaches the backend. */
 export interface CallPolicy {
