@@ -37,7 +37,7 @@ import { registry, trackFilters } from './metrics.js';
 import { instrumentRelay } from './relay/instrument.js';
 import { createRestProxy } from './rest/proxy.js';
 import type { RpcBackend } from './rpc/answer.js';
-import { EvmForwarder } from './rpc/evmForwarder.js';
+import { EvmForwarder, logLimits } from './rpc/evmForwarder.js';
 import { MethodPolicy } from './rpc/methodPolicy.js';
 import { createRpcHandler } from './rpc/handler.js';
 import { UpstreamPool } from './rpc/upstreamPool.js';
@@ -249,14 +249,15 @@ class Backends {
   /** The network's one follower for eth_subscribe, reading the chain as its filters do. */
   feed(network: NetworkRef): Promise<NetworkFeed> {
     return startOnce(this.feeds, network.id, async () => {
-      const source =
-        network.chain.kind === 'ledger'
-          ? rpcSource(backendCaller(await this.relay(network), { network, requestId: 'live-feed' }))
-          : this.evmBackend(network).backend.source;
+      const relay = network.chain.kind === 'ledger' ? await this.relay(network) : undefined;
+      const source = relay ? rpcSource(backendCaller(relay, { network, requestId: 'live-feed' })) : this.evmBackend(network).backend.source;
       const { wsUpstreams } = network.network;
       return new NetworkFeed({
         network: network.id,
         source,
+        // The ledger's subscriptions behave as the official relay's (whole blocks, contracts by either address).
+        wholeBlocks: relay !== undefined,
+        logAddresses: relay && ((addresses) => relay.logAddresses(addresses)),
         pollMs: this.config.live.pollIntervalMs,
         heads: wsUpstreams.length > 0 ? new UpstreamHeads(wsUpstreams, this.config.server.upstreamTimeoutMs, this.logger) : undefined,
         logger: this.logger,
@@ -282,10 +283,14 @@ class Backends {
       });
       entry = {
         pool,
-        backend: new EvmForwarder(network.network.chainId, pool, new MethodPolicy(network.id, this.config.rpcPolicy, network.network), this.config.rpcPolicy.maxLogBlocks, {
-          service: this.filters,
-          network: network.id,
-        }),
+        backend: new EvmForwarder(
+          network.network.chainId,
+          pool,
+          new MethodPolicy(network.id, this.config.rpcPolicy, network.network),
+          logLimits(this.config.rpcPolicy, network.network),
+          { defaultMs: this.config.relay.sendSyncDefaultMs, maxMs: this.config.relay.sendSyncMaxMs },
+          { service: this.filters, network: network.id },
+        ),
       };
       this.evm.set(network.id, entry);
     }

@@ -9,6 +9,7 @@ export interface CatalogueEntry {
   rpc: number;
   /** GraphQL `extensions.code`. */
   graphql: string;
+  /** Fixed text; a `{detail}` in it is where the error's detail goes, otherwise the detail follows it. */
   message: string;
 }
 
@@ -21,9 +22,10 @@ const AUTH_HOWTO =
 
 export const ERRORS = {
   PARSE_ERROR: entry(200, -32700, 'BAD_REQUEST', 'Parse error: the body is not valid JSON'),
-  INVALID_REQUEST: entry(200, -32600, 'BAD_REQUEST', 'Invalid request'),
-  EMPTY_BATCH: entry(200, -32600, 'BAD_REQUEST', 'Invalid request: empty batch'),
-  BATCH_TOO_LARGE: entry(200, -32600, 'BAD_REQUEST', 'Invalid request: batch too large'),
+  // The JSON-RPC 2.0 specification's words (section 5.1), which the official relay's WebSocket answers too.
+  INVALID_REQUEST: entry(200, -32600, 'BAD_REQUEST', 'Invalid Request'),
+  EMPTY_BATCH: entry(200, -32600, 'BAD_REQUEST', 'Invalid Request: empty batch'),
+  BATCH_TOO_LARGE: entry(200, -32600, 'BAD_REQUEST', 'Invalid Request: batch too large'),
   METHOD_NOT_FOUND: entry(200, -32601, 'BAD_REQUEST', 'Method not found'),
   INVALID_PARAMS: entry(200, -32602, 'BAD_USER_INPUT', 'Invalid params'),
   INTERNAL: entry(500, -32603, 'INTERNAL_SERVER_ERROR', 'Internal error'),
@@ -72,11 +74,20 @@ export const ERRORS = {
   SOCKETS_BUSY: entry(503, -32603, 'SERVICE_UNAVAILABLE', 'Too many connections are waiting to authenticate; try again shortly'),
   SOCKETS_PER_CLIENT: entry(429, -32005, 'RATE_LIMITED', 'Too many WebSockets from your address are waiting to authenticate; authenticate or close them first'),
   // Ledger relay errors: codes follow the official relay where it defines one.
-  UNSUPPORTED_METHOD: entry(200, -32601, 'BAD_REQUEST', 'Method not supported on this chain'),
+  // The official relay's words, which tools match on: `Method <name> not found` (its spec.MethodNotFound).
+  UNSUPPORTED_METHOD: entry(200, -32601, 'BAD_REQUEST', 'Method {detail} not found'),
+  METHOD_NOT_IN_BATCH: entry(200, -32007, 'BAD_REQUEST', 'Method {detail} is not permitted as part of batch requests'),
+  UNSUPPORTED_SUBSCRIPTION: entry(200, -32601, 'BAD_REQUEST', 'Unsupported JSON-RPC method'),
+  // The official relay's form of a params error (its predefined.INVALID_PARAMETER): the detail names the parameter.
+  INVALID_PARAMETER: entry(200, -32602, 'BAD_USER_INPUT', 'Invalid parameter {detail}'),
+  NOT_A_LOG_SOURCE: entry(200, -32602, 'BAD_USER_INPUT', 'Invalid parameter filters.address: {detail} is not a valid contract or token type or does not exists'),
   EXECUTION_REVERTED: entry(200, 3, 'BAD_REQUEST', 'execution reverted'),
   UNKNOWN_BLOCK: entry(200, -39012, 'BAD_USER_INPUT', 'Unknown block'),
   TRANSACTION_NOT_FOUND: entry(200, -32001, 'NOT_FOUND', 'Transaction not found'),
   RANGE_TOO_LARGE: entry(200, -32000, 'BAD_USER_INPUT', 'Range too large'),
+  // The official relay's words for an eth_getLogs range past its limit (the limit follows as the detail).
+  LOG_RANGE_TOO_LARGE: entry(200, -32000, 'BAD_USER_INPUT', 'Exceeded maximum block range'),
+  LOGS_TOO_LARGE: entry(200, -32005, 'BAD_USER_INPUT', 'Limit exceeded: this eth_getLogs answer is larger than the gateway returns; narrow the block range, addresses or topics'),
   LOGS_LIMITED: entry(200, -32005, 'BAD_USER_INPUT', 'Limit exceeded: this eth_getLogs call needs more mirror-node pages than one call may use; narrow the block range, addresses or topics'),
   WRONG_CHAIN_ID: entry(200, -32000, 'BAD_USER_INPUT', 'Transaction signed for another chain'),
   NONCE_TOO_LOW: entry(200, -32001, 'BAD_USER_INPUT', 'Nonce too low'),
@@ -85,13 +96,18 @@ export const ERRORS = {
   GAS_LIMIT_TOO_HIGH: entry(200, -32005, 'BAD_USER_INPUT', 'Transaction gas limit exceeds the maximum'),
   GAS_LIMIT_TOO_LOW: entry(200, -32003, 'BAD_USER_INPUT', 'Intrinsic gas exceeds gas limit'),
   INSUFFICIENT_FUNDS: entry(200, -32000, 'BAD_USER_INPUT', 'Insufficient funds for gas * price + value'),
-  TRANSACTION_TOO_LARGE: entry(200, -32201, 'BAD_USER_INPUT', 'Transaction size exceeds the limit'),
+  // The official relay's words (-32201 "Oversized data: ..."), which its clients match on.
+  TRANSACTION_TOO_LARGE: entry(200, -32201, 'BAD_USER_INPUT', 'Oversized data'),
+  CALL_DATA_TOO_LARGE: entry(200, -32201, 'BAD_USER_INPUT', 'Oversized data'),
+  INITCODE_TOO_LARGE: entry(200, -32201, 'BAD_USER_INPUT', 'Oversized data'),
   UNKNOWN_SENDER: entry(200, -32001, 'BAD_USER_INPUT', 'Sender account not found on the network'),
   WRITES_NOT_CONFIGURED: entry(200, -32603, 'BAD_REQUEST', 'Writes are not configured on this network: no operator account'),
   // Per call (HTTP 200, like every JSON-RPC error); 429 is the status the official relay's HTTP mapping gives it. Code
   // and message are the official relay's HBAR_RATE_LIMIT_EXCEEDED, which clients match on.
   HBAR_LIMITED: entry(429, -32606, 'RATE_LIMITED', 'HBAR Rate limit exceeded'),
   SUBMISSION_FAILED: entry(200, -32000, 'BAD_REQUEST', 'Transaction was not accepted by the network'),
+  // EIP-7966: code 4 when the receipt is not in within the wait; the transaction hash goes in `data`.
+  SEND_SYNC_TIMEOUT: entry(200, 4, 'TIMEOUT', 'The transaction was submitted but not processed in time'),
   MIRROR_UNAVAILABLE: entry(200, -32020, 'BAD_GATEWAY', 'Mirror node unavailable'),
   // GraphQL passthrough guards and subscription limits.
   GRAPHQL_PARSE_FAILED: entry(400, -32600, 'GRAPHQL_PARSE_FAILED', 'GraphQL syntax error'),
@@ -122,7 +138,7 @@ export class GatewayError extends Error {
     readonly data?: unknown,
     readonly headers?: Record<string, string>,
   ) {
-    super(detail ? joinDetail(ERRORS[errorName].message, detail) : ERRORS[errorName].message);
+    super(withDetail(ERRORS[errorName].message, detail));
     this.entry = ERRORS[errorName];
   }
   get http(): number {
@@ -131,6 +147,13 @@ export class GatewayError extends Error {
   get rpcCode(): number {
     return this.entry.rpc;
   }
+}
+
+const DETAIL = '{detail}';
+
+function withDetail(message: string, detail: string | undefined): string {
+  if (message.includes(DETAIL)) return message.replace(DETAIL, detail ?? '');
+  return detail ? joinDetail(message, detail) : message;
 }
 
 /** `Message: detail`, or after a message that is already a sentence, the detail as the next one. */

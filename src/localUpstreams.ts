@@ -36,6 +36,7 @@ export class LocalUpstreams {
         blockIntervalMs: this.config.sandbox.blockIntervalMs,
         host: '127.0.0.1',
         history: this.config.sandbox.history,
+        jumboTransactions: this.config.sandbox.jumboTransactions,
       }),
     );
   }
@@ -51,6 +52,8 @@ export class LocalUpstreams {
       graphqlUrl: sandbox.graphqlUrl,
       maxGas: 15_000_000,
       maxFeeTinybar: 2_000_000_000,
+      // As a network's ledger config says what the network supports.
+      jumboTransactions: this.config.sandbox.jumboTransactions,
     };
   }
 

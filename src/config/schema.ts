@@ -56,6 +56,12 @@ const ledgerSchema = z.object({
   graphqlUrl: url.optional().describe('Upstream GraphQL endpoint over ledger data'),
   maxGas: z.number().int().positive().default(15_000_000).describe('Highest gas limit a transaction may ask for'),
   maxFeeTinybar: z.number().int().positive().default(2_000_000_000).describe('Highest fee the operator pays for one submission'),
+  jumboTransactions: z
+    .boolean()
+    .default(true)
+    .describe(
+      'Send call data of up to 128 KiB inside the EthereumTransaction (HIP-1086, as the official relay\'s JUMBO_TX_ENABLED); false uploads call data above 5 KiB to the file service first, for networks without jumbo transactions. A node that answers TRANSACTION_OVERSIZE gets the file-service path either way',
+    ),
 });
 export type LedgerConfig = z.infer<typeof ledgerSchema>;
 
@@ -77,6 +83,14 @@ const networkSchema = z.object({
     .default([])
     .describe('WebSocket JSON-RPC upstreams (EVM chains): their newHeads subscription tells the gateway a block arrived, so subscriptions need no head polling'),
   methods: networkMethodsSchema.describe('Method policy of this network (EVM chains): the most specific pattern wins, this network over rpcPolicy'),
+  logBlocksPerRequest: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe(
+      "Widest block span one eth_getLogs request to this EVM network's upstreams covers (the provider's cap); wider queries are split. Absent: rpcPolicy.maxLogBlocks. An upstream's error naming a narrower cap narrows it while the gateway runs",
+    ),
   writesPerSecond: z
     .number()
     .positive()
@@ -133,6 +147,14 @@ const planSchema = z.object({
     .positive()
     .optional()
     .describe('Hbar (in tinybar) the operator may pay per hbarLimits window for the ledger writes of all keys of this plan together, on each ledger network; no such budget when absent'),
+  maxLogBlocks: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe(
+      "Widest block span one eth_getLogs of this plan's keys may cover; the gateway splits it into as many upstream requests (EVM) or mirror-node pages (ledger) as it takes, each charged as one request. Absent: rpcPolicy.maxLogBlocks on EVM networks, relay.maxLogBlocks on the ledger",
+    ),
   debugMethods: z
     .boolean()
     .default(false)
@@ -396,6 +418,12 @@ export const configSchema = z.object({
         .min(0)
         .default(2_000)
         .describe('Sandbox block time: the ledger closes a record file this often (0: on every transaction); the EVM devnets, which mine each transaction at once, also mine an empty block this often (0: never)'),
+      jumboTransactions: z
+        .boolean()
+        .default(true)
+        .describe(
+          'Whether the ledger sandbox\'s consensus node takes EthereumTransactions above 6 KiB (HIP-1086, up to 130 KiB); false answers them TRANSACTION_OVERSIZE, as a network without jumbo transactions does, and gives the relay ledger.jumboTransactions false for it',
+        ),
       history: z
         .boolean()
         .default(true)
@@ -420,10 +448,51 @@ export const configSchema = z.object({
       latestCacheMs: z.number().int().min(0).default(500).describe('How long `latest` answers may be reused'),
       // 48 MB: with it full under load the gateway stays under 250 MB resident (64 MB peaked at 207-257 MB).
       cacheBytes: z.number().int().positive().default(48 * 1024 * 1024).describe('Byte bound of the final-data cache'),
+      // The official relay's ETH_GET_LOGS_BLOCK_RANGE_LIMIT default, and its comparison: toBlock - fromBlock past it is refused.
+      maxLogBlocks: z
+        .number()
+        .int()
+        .positive()
+        .default(1_000)
+        .describe('Widest eth_getLogs range (toBlock - fromBlock) on the ledger for keys whose plan sets no maxLogBlocks; past it -32000 "Exceeded maximum block range: N", as the official relay answers'),
       mirrorTimeoutMs: z.number().int().positive().default(5_000).describe('Timeout of one mirror-node request'),
       mirrorRetries: z.number().int().min(0).default(2).describe('Retries of a failed mirror-node lookup'),
       mirrorTotalMs: z.number().int().positive().default(15_000).describe('Bound on all attempts of one mirror-node lookup'),
+      // Each address is one mirror-node lookup when the subscription starts (then matched in-process). The official
+      // relay takes one by default (WS_MULTIPLE_ADDRESSES_ENABLED false) and at most 1000 when enabled.
+      subscriptionMaxAddresses: z
+        .number()
+        .int()
+        .min(1)
+        .max(1000)
+        .default(20)
+        .describe(
+          "Addresses one eth_subscribe('logs') on the ledger may name, each looked up on the mirror node; more are refused with the official relay's -32602 (1 gives its default, 'Only one contract address is allowed')",
+        ),
+      // None by default: ethers v6 batches eth_newFilter with the calls of the same tick, so contract.on fails against
+      // the official relay's list (BATCH_REQUESTS_DISALLOWED_METHODS: the debug_trace* and filter methods).
+      batchDisallowedMethods: z
+        .array(z.string().min(1))
+        .default([])
+        .describe(
+          "Ledger methods refused inside a batch (-32007 'Method <name> is not permitted as part of batch requests'). The official relay refuses debug_traceTransaction, debug_traceBlockByNumber and the six filter methods (eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter, eth_getFilterChanges, eth_getFilterLogs, eth_uninstallFilter); that list breaks ethers v6 event listeners, which batch eth_newFilter with other calls",
+        ),
+      sendSyncDefaultMs: z
+        .number()
+        .int()
+        .positive()
+        .default(2_000)
+        .describe('How long eth_sendRawTransactionSync (EIP-7966) waits for the receipt when the call names no timeout, or an invalid one (the ledger relay and EVM networks alike)'),
+      sendSyncMaxMs: z
+        .number()
+        .int()
+        .positive()
+        .default(5_000)
+        .describe(
+          'Longest wait eth_sendRawTransactionSync may ask for; a longer timeout is cut to this. Keep it below server.upstreamTimeoutMs, which bounds a call forwarded to an EVM upstream',
+        ),
     })
+    .refine((r) => r.sendSyncDefaultMs <= r.sendSyncMaxMs, { message: 'sendSyncDefaultMs may not exceed sendSyncMaxMs', path: ['sendSyncDefaultMs'] })
     .prefault({}),
   rpcPolicy: z
     .object({
@@ -442,8 +511,15 @@ export const configSchema = z.object({
         .min(MAX_BLOCKS_PER_POLL)
         .default(10_000)
         .describe(
-          'Widest block span asked of an EVM upstream for logs: eth_getLogs, eth_newFilter and eth_getFilterLogs spanning more are refused (-32000 Range too large). Tags count as the upstream head (earliest as block 0), a missing bound as latest. At least 100, the most blocks one filter or subscription poll reads',
+          'Widest block span of a log query on EVM networks: eth_getLogs of a key whose plan sets no maxLogBlocks, and every eth_newFilter and eth_getFilterLogs, spanning more are refused (-32000 Range too large). Tags count as the upstream head (earliest as block 0), a missing bound as latest. At least 100, the most blocks one filter or subscription poll reads. Also what one upstream request covers where the network sets no logBlocksPerRequest',
         ),
+      logConcurrency: z.number().int().positive().max(64).default(4).describe('Upstream requests one split eth_getLogs runs at once'),
+      maxLogBytes: z
+        .number()
+        .int()
+        .positive()
+        .default(32 * 1024 * 1024)
+        .describe('Largest eth_getLogs answer on EVM networks (bytes of JSON, over all the upstream requests it was split into); past it the call is answered -32005 and the rest is not fetched'),
     })
     .prefault({})
     .describe('Which JSON-RPC methods EVM networks forward upstream, and how wide a log query may be'),

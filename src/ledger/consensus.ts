@@ -1,17 +1,24 @@
 /**
  * Submits signed Ethereum transactions to consensus nodes through @hashgraph/sdk, paid by the operator account.
- * Call data too large for one ledger transaction is uploaded to the file service first and referenced by file id.
+ *
+ * Call data goes inside the EthereumTransaction, up to the network's jumbo limit (HIP-1086: 128 KiB of call data in a
+ * transaction of up to 130 KiB, as the official relay does with JUMBO_TX_ENABLED). On a network without jumbo
+ * transactions (ledger.jumboTransactions false, or a node that answers TRANSACTION_OVERSIZE) call data above 5 KiB is
+ * uploaded to the file service first and referenced by file id.
  *
  * The SDK, with its gRPC and protobuf stack, holds about 50 MB resident: it loads on the first submission, so a relay
  * that only reads (most of them, most of the time) never carries it.
  */
-import type { Client, FileId, PrivateKey, TransactionResponse } from '@hashgraph/sdk';
+import type { Client, EthereumTransactionData, FileId, PrivateKey, TransactionResponse } from '@hashgraph/sdk';
 import { GatewayError, hidingCause } from '../errors.js';
 import { consensusSubmissions } from '../metrics.js';
 import type { LedgerConfig } from '../config/schema.js';
 import { onFirstUse } from '../startOnce.js';
 
-/** Call data above this many bytes goes through the file service (a ledger transaction is at most 6 KiB). */
+/**
+ * Without jumbo transactions, call data above this many bytes goes through the file service: a ledger transaction
+ * is at most 6 KiB (hedera.transaction.maxBytes 6,144). The official relay's FILE_APPEND_CHUNK_SIZE.
+ */
 export const FILE_THRESHOLD_BYTES = 5_120;
 /** The first file chunk (hex characters), as the SDK's EthereumFlow uploads it. */
 const FIRST_CHUNK_HEX = 4_096;
@@ -20,10 +27,12 @@ const APPEND_CHUNK_HEX = 4_096;
 
 /**
  * How many transactions the operator pays for to submit call data of this size: the EthereumTransaction, and for large
- * call data a FileCreate and its FileAppends. The hbar limits reserve this many times the largest fee.
+ * call data on a network without jumbo transactions a FileCreate and its FileAppends. The hbar limits reserve this
+ * many times the largest fee. A network configured for jumbo transactions that answers TRANSACTION_OVERSIZE after all
+ * costs the file service's transactions too: the settlement records them, beyond the reservation.
  */
-export function transactionsNeeded(callDataBytes: number): number {
-  if (callDataBytes <= FILE_THRESHOLD_BYTES) return 1;
+export function transactionsNeeded(callDataBytes: number, jumbo: boolean): number {
+  if (jumbo || callDataBytes <= FILE_THRESHOLD_BYTES) return 1;
   return 2 + Math.ceil(Math.max(0, callDataBytes * 2 - FIRST_CHUNK_HEX) / APPEND_CHUNK_HEX);
 }
 
@@ -54,9 +63,10 @@ const loadSdk = (): Promise<Sdk> => import('@hashgraph/sdk');
 export interface Consensus {
   /**
    * Submits and waits for the receipt; the first call loads the SDK, and concurrent first calls share one client.
-   * `cost` receives what the submission cost the operator, also when it fails.
+   * `cost` receives what the submission cost the operator, also when it fails. `onAccepted` runs once a node has
+   * accepted the EthereumTransaction (precheck OK), before its receipt is in.
    */
-  submitEthereum(raw: Uint8Array, cost?: SubmissionCost): Promise<Submission>;
+  submitEthereum(raw: Uint8Array, cost?: SubmissionCost, onAccepted?: () => void): Promise<Submission>;
   close(): Promise<void>;
 }
 
@@ -64,8 +74,8 @@ export interface Consensus {
 export function consensusOnDemand(ledger: LedgerConfig & { operatorId: string; operatorKey: string }): Consensus {
   const client = onFirstUse(async () => new ConsensusClient(await loadSdk(), ledger));
   return {
-    async submitEthereum(raw, cost) {
-      return (await client.get()).submitEthereum(raw, cost);
+    async submitEthereum(raw, cost, onAccepted) {
+      return (await client.get()).submitEthereum(raw, cost, onAccepted);
     },
     async close() {
       (await client.started()?.catch(() => undefined))?.close();
@@ -92,11 +102,13 @@ function keyFrom({ PrivateKey }: Sdk, text: string): PrivateKey {
 
 class ConsensusClient {
   private readonly client: Client;
+  private readonly jumbo: boolean;
 
   constructor(
     private readonly sdk: Sdk,
     ledger: LedgerConfig & { operatorId: string; operatorKey: string },
   ) {
+    this.jumbo = ledger.jumboTransactions;
     const { AccountId, Client, Hbar } = sdk;
     this.client = new Client({
       network: ledger.consensus,
@@ -110,38 +122,51 @@ class ConsensusClient {
   }
 
   /** Submits and waits for the receipt. Throws SUBMISSION_FAILED when the network did not run the transaction. */
-  async submitEthereum(raw: Uint8Array, cost: SubmissionCost = { tinybar: 0, complete: true }): Promise<Submission> {
-    const { EthereumTransaction, EthereumTransactionData, PrecheckStatusError, ReceiptStatusError } = this.sdk;
+  async submitEthereum(raw: Uint8Array, cost: SubmissionCost = { tinybar: 0, complete: true }, onAccepted?: () => void): Promise<Submission> {
+    const { PrecheckStatusError, ReceiptStatusError } = this.sdk;
     try {
-      const ethData = EthereumTransactionData.fromBytes(raw);
-      const tx = new EthereumTransaction();
-      let callDataFileId: FileId | undefined;
-      if (ethData.callData.length > FILE_THRESHOLD_BYTES) {
-        callDataFileId = await this.uploadCallData(ethData.callData, cost);
-        ethData.callData = new Uint8Array();
-        tx.setCallDataFileId(callDataFileId);
-      }
-      tx.setEthereumData(ethData.toBytes());
-      const response = await tx.execute(this.client);
-      const transactionId = response.transactionId.toString();
+      const ethData = this.sdk.EthereumTransactionData.fromBytes(raw);
+      const inline = this.jumbo || ethData.callData.length <= FILE_THRESHOLD_BYTES;
+      const sent = await this.send(ethData, inline, cost).catch((err: unknown) => {
+        // A network without jumbo transactions refuses the whole transaction at precheck, before any fee is charged.
+        if (!inline || !(err instanceof PrecheckStatusError) || err.status.toString() !== 'TRANSACTION_OVERSIZE') throw err;
+        consensusSubmissions.inc({ status: err.status.toString() });
+        return this.send(ethData, false, cost);
+      });
+      onAccepted?.();
+      const transactionId = sent.response.transactionId.toString();
       let status: string;
       try {
-        status = (await response.getReceipt(this.client)).status.toString();
+        status = (await sent.response.getReceipt(this.client)).status.toString();
       } catch (err) {
         if (!(err instanceof ReceiptStatusError)) throw err;
         status = err.status.toString();
       } finally {
-        await this.addCost(response, cost);
+        await this.addCost(sent.response, cost);
       }
       consensusSubmissions.inc({ status });
       if (!EXECUTED.has(status)) throw new GatewayError('SUBMISSION_FAILED', status);
-      return { transactionId, status, ...(callDataFileId ? { callDataFileId: callDataFileId.toString() } : {}) };
+      return { transactionId, status, ...(sent.callDataFileId ? { callDataFileId: sent.callDataFileId.toString() } : {}) };
     } catch (err) {
       if (err instanceof GatewayError) throw err;
       consensusSubmissions.inc({ status: err instanceof PrecheckStatusError ? err.status.toString() : 'error' });
       if (err instanceof PrecheckStatusError) throw new GatewayError('SUBMISSION_FAILED', err.status.toString());
       throw hidingCause('SUBMISSION_FAILED', (err as Error).message);
     }
+  }
+
+  /** One EthereumTransaction, its call data inline or uploaded to a file first; resolves once a node accepted it. */
+  private async send(ethData: EthereumTransactionData, inline: boolean, cost: SubmissionCost) {
+    const tx = new this.sdk.EthereumTransaction();
+    let callDataFileId: FileId | undefined;
+    if (inline) tx.setEthereumData(ethData.toBytes());
+    else {
+      callDataFileId = await this.uploadCallData(ethData.callData, cost);
+      const stripped = this.sdk.EthereumTransactionData.fromBytes(ethData.toBytes());
+      stripped.callData = new Uint8Array();
+      tx.setEthereumData(stripped.toBytes()).setCallDataFileId(callDataFileId);
+    }
+    return { response: await tx.execute(this.client), callDataFileId };
   }
 
   close(): void {

@@ -5,6 +5,7 @@ import type { NetworkFilters } from '../live/filters.js';
 import type { VerifiedKey } from '../keys/types.js';
 import type { HbarReservation } from '../limits/hbarBudgets.js';
 import type { CallContext } from '../rpc/answer.js';
+import type { SyncWaitLimits } from '../rpc/sendSync.js';
 
 /** The hbar spending limits of this network: a write reserves its largest fee here before it is submitted. */
 export interface NetworkHbarBudgets {
@@ -22,6 +23,10 @@ export interface MethodEnv {
   hbar: NetworkHbarBudgets | undefined;
   /** Bound on waiting for the mirror node to show a submitted transaction. */
   mirrorTotalMs: number;
+  /** Widest eth_getLogs range (toBlock - fromBlock) for keys whose plan sets none (relay.maxLogBlocks). */
+  maxLogBlocks: number;
+  /** eth_sendRawTransactionSync's wait for the receipt. */
+  sendSync: SyncWaitLimits;
   /** This network's filters (eth_newFilter and friends), read from the mirror node through the relay's own methods. */
   filters: NetworkFilters;
   ctx: CallContext;

@@ -30,10 +30,18 @@ export interface LedgerSandbox {
 /**
  * `history`: build the starting history (accounts, transfers, tokens, a revert) before answering (default false).
  * `ports`: a listener without one listens on a free port.
+ * `jumboTransactions: false` makes a network from before HIP-1086, whose transactions are all at most 6 KiB.
  */
-export async function startLedgerSandbox(opts: { chainId: number; blockIntervalMs?: number; host?: string; history?: boolean; ports?: SandboxPorts }): Promise<LedgerSandbox> {
+export async function startLedgerSandbox(opts: {
+  chainId: number;
+  blockIntervalMs?: number;
+  host?: string;
+  history?: boolean;
+  ports?: SandboxPorts;
+  jumboTransactions?: boolean;
+}): Promise<LedgerSandbox> {
   const host = opts.host ?? '127.0.0.1';
-  const chain = await LedgerChain.create({ chainId: opts.chainId, blockIntervalMs: opts.blockIntervalMs });
+  const chain = await LedgerChain.create({ chainId: opts.chainId, blockIntervalMs: opts.blockIntervalMs, jumboTransactions: opts.jumboTransactions });
   const closers: Array<() => Promise<void>> = [() => chain.close()];
   const close = async () => {
     // Servers first, the chain last: nothing may read a closed EVM.

@@ -17,6 +17,7 @@ import { childHash, hollowCompletion, isAliasRef, isHollow, resolveAliases, type
 import { initcodeOf, settleContractRun, startContractRun, type ContractRun, type ContractWork } from './contracts.js';
 import { decodeSigned, withCallData } from './ethereum.js';
 import { FileStore } from './files.js';
+import { JUMBO_MAX_CALL_DATA_BYTES } from './sizeLimits.js';
 import { SYSTEM_ADMIN_ACCOUNT, TREASURY_ACCOUNT, payerFee } from './superusers.js';
 import { TokenLedger, type LedgerToken, type TokenMove } from './tokens.js';
 import {
@@ -65,6 +66,8 @@ export interface LedgerChainOptions {
   blockIntervalMs?: number;
   /** Where unexpected failures while closing a block are reported (the chain keeps running). */
   onError?: (err: unknown) => void;
+  /** Whether the node takes jumbo EthereumTransactions (HIP-1086), as networks do by default now. Default true. */
+  jumboTransactions?: boolean;
 }
 
 /** What every submission carries, as the consensus node received it. */
@@ -137,6 +140,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
   /** The relay's operator: an ordinary account created at genesis, which pays fees as an operator does on a network. */
   #operator = { accountId: '', privateKey: PrivateKey.fromBytesED25519(Buffer.from(RELAY_OPERATOR_ED25519_KEY.slice(2), 'hex')) };
   readonly blockIntervalMs: number;
+  readonly jumboTransactions: boolean;
 
   readonly #clock = new ConsensusClock();
   readonly #files = new FileStore();
@@ -170,6 +174,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
   ) {
     super();
     this.blockIntervalMs = opts.blockIntervalMs ?? 2_000;
+    this.jumboTransactions = opts.jumboTransactions ?? true;
     this.#onError = opts.onError ?? ((err) => console.error('ledger sandbox:', err));
   }
 
@@ -495,6 +500,10 @@ export class LedgerChain extends EventEmitter implements LedgerView {
         h.result = 'INVALID_ETHEREUM_TRANSACTION';
         return;
       }
+    }
+    if ((tx.data.length - 2) / 2 > JUMBO_MAX_CALL_DATA_BYTES) {
+      h.result = 'TRANSACTION_OVERSIZE';
+      return;
     }
     h.eth = tx;
     const from = tx.from!.toLowerCase();

@@ -10,6 +10,7 @@ import { idOf, toBigInt, transactionHash, transactionIdOf } from './hapi.js';
 import { completingKey, isHollow, resolveExisting } from './aliases.js';
 import { CONTRACT_METHODS, decodeContract } from './contracts.js';
 import { NATIVE_METHODS, decodeNative } from './native.js';
+import { oversizeForKind, oversizeOnTheWire } from './sizeLimits.js';
 
 /** The gRPC method each transaction type must arrive on. */
 const METHOD_FOR_BODY: Record<string, string> = {
@@ -71,9 +72,11 @@ function signedBy(key: PublicKey, bodyBytes: Uint8Array, sigMap: proto.ISignatur
 }
 
 export async function ingest(chain: LedgerChain, method: string, bytes: Uint8Array): Promise<string> {
+  if (oversizeOnTheWire(bytes.length, chain.jumboTransactions)) return 'TRANSACTION_OVERSIZE';
   const decoded = decode(bytes);
   if (typeof decoded === 'string') return decoded;
   const { body, bodyBytes, signedBytes, sigMap } = decoded;
+  if (body.data && oversizeForKind(bytes.length, body.data)) return 'TRANSACTION_OVERSIZE';
   const transactionId = transactionIdOf(body.transactionID);
   if (!transactionId) return 'INVALID_TRANSACTION_ID';
   if (idOf(body.nodeAccountID) !== chain.nodeAccountId) return 'INVALID_NODE_ACCOUNT';
