@@ -15,7 +15,10 @@ import { OPERATOR_ED25519_KEY, PREFUNDED_WEIBAR, sandboxAccounts } from '../acco
 import { EvmNode, EvmRpcError } from '../evm.js';
 import { decodeSigned, withCallData } from './ethereum.js';
 import { FileStore } from './files.js';
-import { TokenLedger, type LedgerToken, type TokenMove } from './tokens.js';
+import type { LedgerToken, TokenKeyRole, TokenMove, TokenSpec } from './tokens.js';
+import type { NftMove } from './nfts.js';
+import { TOKEN_FEES_TINYBAR, TokenService, type HbarMove, type TokenOutcome, type TokenState, type TokenWork } from './tokenService.js';
+import { publicKeyOf } from './tokenDecode.js';
 import {
   ConsensusClock,
   canonicalTransactionIdString,
@@ -50,6 +53,7 @@ export const FEES_TINYBAR = {
   CRYPTOTRANSFER: 100_000n,
   TOKENCREATION: 100_000_000n,
   TOKENASSOCIATE: 5_000_000n,
+  ...TOKEN_FEES_TINYBAR,
 } as const;
 
 export interface LedgerChainOptions {
@@ -80,9 +84,10 @@ export interface EthereumSubmission extends Submission {
 /** The ledger's own services (accounts, hbar and token transfers, tokens), as opposed to files and the EVM. */
 export type NativeWork =
   | { name: 'CRYPTOCREATEACCOUNT'; key: PublicKey; initialBalanceTinybar: bigint }
-  | { name: 'CRYPTOTRANSFER'; hbar: Array<{ account: string; amount: bigint }>; tokens: TokenMove[] }
-  | { name: 'TOKENCREATION'; token: Omit<LedgerToken, 'id' | 'totalSupply' | 'createdTimestamp'> }
-  | { name: 'TOKENASSOCIATE'; account: string; tokens: string[] };
+  | { name: 'CRYPTOTRANSFER'; hbar: HbarMove[]; tokens: TokenMove[]; nfts: NftMove[] }
+  | { name: 'TOKENCREATION'; token: TokenSpec }
+  | { name: 'TOKENASSOCIATE'; account: string; tokens: string[] }
+  | TokenWork;
 
 type Work =
   | NativeWork
@@ -104,6 +109,8 @@ interface Handled {
   /** The account or token a native transaction created or touched. */
   entityId?: string;
   tokenTransfers?: TokenMove[];
+  /** What a token transaction adds to its record (NFT transfers, a mint's new supply and serials). */
+  tokenRecord?: TokenOutcome['record'];
   /** The full signed transaction (call data from the file included) for Ethereum transactions. */
   eth?: Transaction;
   evmExecuted?: boolean;
@@ -122,7 +129,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
 
   readonly #clock = new ConsensusClock();
   readonly #files = new FileStore();
-  readonly #tokens = new TokenLedger();
+  readonly #tokens = new TokenService();
   readonly #accounts: LedgerAccount[] = [];
   readonly #byId = new Map<string, LedgerAccount>();
   readonly #byAddress = new Map<string, LedgerAccount>();
@@ -222,6 +229,15 @@ export class LedgerChain extends EventEmitter implements LedgerView {
   }
   tokenBalances(tokenId: string): ReadonlyMap<string, bigint> {
     return this.#tokens.balances(tokenId);
+  }
+  tokenState(): TokenState {
+    return this.#tokens;
+  }
+
+  /** A token's key of that role, if it has one (what a mint, KYC or freeze change must be signed with). */
+  tokenKey(token: string, role: TokenKeyRole): PublicKey | undefined {
+    const ref = this.#tokens.key(token, role);
+    return ref && publicKeyOf(ref);
   }
 
   /** The key that must sign for an account, if it has one. */
@@ -388,22 +404,24 @@ export class LedgerChain extends EventEmitter implements LedgerView {
       }
       case 'CRYPTOTRANSFER':
         return this.#handleTransfer(h, item);
-      case 'TOKENCREATION': {
-        const t = item.token;
-        if (!this.#byId.has(t.treasury)) h.result = 'INVALID_TREASURY_ACCOUNT_FOR_TOKEN';
-        else if (!t.name) h.result = 'MISSING_TOKEN_NAME';
-        else if (!t.symbol) h.result = 'MISSING_TOKEN_SYMBOL';
-        if (h.result !== 'SUCCESS') return;
-        h.entityId = entityId(this.#nextNum++);
-        this.#tokens.create({ ...t, id: h.entityId, totalSupply: t.initialSupply, createdTimestamp: timestampString(h.consensusNs) });
-        h.tokenTransfers = t.initialSupply > 0n ? [{ token: h.entityId, account: t.treasury, amount: t.initialSupply }] : [];
-        return;
-      }
+      case 'TOKENCREATION':
+        return this.#tokenOutcome(h, this.#tokens.create(item.token, () => entityId(this.#nextNum++), timestampString(h.consensusNs), this.#exists));
       case 'TOKENASSOCIATE':
         h.entityId = item.account;
-        h.result = this.#byId.has(item.account) ? this.#tokens.associate(item.account, item.tokens) : 'INVALID_ACCOUNT_ID';
+        h.result = this.#byId.has(item.account) ? this.#tokens.associate(item.account, item.tokens, timestampString(h.consensusNs)) : 'INVALID_ACCOUNT_ID';
         return;
+      default:
+        return this.#tokenOutcome(h, this.#tokens.handle(item, item.payer, timestampString(h.consensusNs), this.#exists));
     }
+  }
+
+  readonly #exists = (id: string) => this.#byId.has(id);
+
+  #tokenOutcome(h: Handled, outcome: TokenOutcome): void {
+    h.result = outcome.result;
+    if (outcome.entityId) h.entityId = outcome.entityId;
+    if (outcome.tokenTransfers) h.tokenTransfers = outcome.tokenTransfers;
+    if (outcome.record) h.tokenRecord = outcome.record;
   }
 
   /** Hbar and token moves of one CryptoTransfer: every check first, then all of it or nothing. */
@@ -425,9 +443,8 @@ export class LedgerChain extends EventEmitter implements LedgerView {
         return;
       }
     }
-    h.result = this.#tokens.transfer(item.tokens);
+    this.#tokenOutcome(h, this.#tokens.transfer(item, item.payer, timestampString(h.consensusNs)));
     if (h.result !== 'SUCCESS') return;
-    h.tokenTransfers = item.tokens;
     for (const [account, amount] of net) {
       if (amount === 0n) continue;
       const address = this.#byId.get(account)!.evmAddress;
@@ -530,7 +547,10 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     };
     if (h.fileId) record.fileId = h.fileId;
     if (h.entityId) record.entityId = h.entityId;
-    if (h.tokenTransfers) record.tokenTransfers = h.tokenTransfers.map((t) => ({ token: t.token, account: t.account, amount: Number(t.amount) }));
+    if (h.tokenTransfers) {
+      record.tokenTransfers = h.tokenTransfers.map((t) => ({ token: t.token, account: t.account, amount: Number(t.amount), ...(t.isApproval ? { isApproval: true } : {}) }));
+    }
+    Object.assign(record, h.tokenRecord);
     if (item.name === 'ETHEREUMTRANSACTION') {
       const tx = h.eth ?? item.tx;
       record.ethHash = tx.hash!;

@@ -35,6 +35,9 @@ function receiptOf(tx: LedgerTransaction | undefined, status: string): proto.ITr
   if (tx?.contractId) receipt.contractID = contractIdProto(tx.contractId);
   if (tx?.result === 'SUCCESS' && tx.entityId && tx.name === 'CRYPTOCREATEACCOUNT') receipt.accountID = accountIdProto(tx.entityId);
   if (tx?.result === 'SUCCESS' && tx.entityId && tx.name === 'TOKENCREATION') receipt.tokenID = tokenIdProto(tx.entityId);
+  // TransactionReceipt.newTotalSupply and serialNumbers: what a TokenMint answers.
+  if (tx?.newTotalSupply !== undefined) receipt.newTotalSupply = int64(tx.newTotalSupply);
+  if (tx?.serialNumbers) receipt.serialNumbers = tx.serialNumbers.map((n) => int64(n));
   return receipt;
 }
 

@@ -1,5 +1,6 @@
 /** `/api/v1/accounts/{idOrAliasOrEvmAddress}`: an account's state and, unless `transactions=false`, its transactions. */
 import type { LedgerAccount, LedgerView } from '../ledger/view.js';
+import { tokenBalancesOf } from './accountTokens.js';
 import { requireAccount } from './entities.js';
 import type { Route } from './http.js';
 import { EQ, VALUE, lastValue, parseQuery } from './query.js';
@@ -46,7 +47,8 @@ export function accountRoutes(view: LedgerView): Route[] {
           account: account.id,
           alias: null,
           auto_renew_period: AUTO_RENEW_SECONDS,
-          balance: { balance, timestamp: snapshot?.timestamp ?? null, tokens: [] },
+          // Token balances are today's: the sandbox keeps no token history.
+          balance: { balance, timestamp: snapshot?.timestamp ?? null, tokens: tokenBalancesOf(view, account.id) },
           created_timestamp: account.createdTimestamp,
           decline_reward: false,
           delegation_address: delegation,
