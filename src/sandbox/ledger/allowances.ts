@@ -35,6 +35,11 @@ export class AllowanceBook {
     return [...this.#amounts.values()].filter((a) => a.owner === owner && (kind === 'hbar') === (a.token === undefined));
   }
 
+  /** Every fungible allowance on one token. */
+  ofToken(token: string): AmountAllowance[] {
+    return [...this.#amounts.values()].filter((a) => a.token === token);
+  }
+
   amount(owner: string, spender: string, token?: string): AmountAllowance | undefined {
     return this.#amounts.get(key(owner, spender, token));
   }

@@ -19,6 +19,7 @@ import type { LedgerToken, TokenKeyRole, TokenMove, TokenSpec } from './tokens.j
 import type { NftMove } from './nfts.js';
 import { TOKEN_FEES_TINYBAR, TokenService, type HbarMove, type TokenOutcome, type TokenState, type TokenWork } from './tokenService.js';
 import { publicKeyOf } from './tokenDecode.js';
+import { SystemContracts, type AccountAddresses } from './systemContracts.js';
 import {
   ConsensusClock,
   canonicalTransactionIdString,
@@ -130,6 +131,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
   readonly #clock = new ConsensusClock();
   readonly #files = new FileStore();
   readonly #tokens = new TokenService();
+  readonly #system: SystemContracts;
   readonly #accounts: LedgerAccount[] = [];
   readonly #byId = new Map<string, LedgerAccount>();
   readonly #byAddress = new Map<string, LedgerAccount>();
@@ -155,6 +157,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     super();
     this.blockIntervalMs = opts.blockIntervalMs ?? 2_000;
     this.#onError = opts.onError ?? ((err) => console.error('ledger sandbox:', err));
+    this.#system = new SystemContracts(evm);
     this.operator = { accountId: OPERATOR_ACCOUNT, privateKey: PrivateKey.fromBytesED25519(Buffer.from(OPERATOR_ED25519_KEY.slice(2), 'hex')) };
   }
 
@@ -169,6 +172,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
       balances: [{ address: longZeroAddress(entityNum(OPERATOR_ACCOUNT)!), balance: OPERATOR_WEIBAR }],
     });
     const chain = new LedgerChain(opts.chainId, evm, opts);
+    await chain.#system.install();
     await chain.#genesis(prefunded);
     return chain;
   }
@@ -356,6 +360,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
       }
       handled.push(h);
     }
+    await this.#system.sync(this.#tokens, this.#addresses);
     await this.evm.request({ method: 'evm_mine' });
     const block = (await this.evm.request({ method: 'eth_getBlockByNumber', params: ['latest', false] })) as EvmBlock;
     const records: LedgerTransaction[] = [];
@@ -364,6 +369,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
       records.push(this.#toRecord(h, Number(block.number), records.length));
       this.#pendingIds.delete(h.item.transactionId);
     }
+    await this.#system.absorb(block.number, timestampString(this.#clock.last), this.#tokens, this.#addresses);
     return this.#recordBlock(block, fromNs, this.#clock.next(), records);
   }
 
@@ -416,6 +422,14 @@ export class LedgerChain extends EventEmitter implements LedgerView {
   }
 
   readonly #exists = (id: string) => this.#byId.has(id);
+
+  readonly #addresses: AccountAddresses = {
+    addressesOf: (id) => {
+      const account = this.#byId.get(id)!;
+      return [...new Set([account.evmAddress, longZeroAddress(account.num)])];
+    },
+    accountOf: (address) => this.account(address)?.id,
+  };
 
   #tokenOutcome(h: Handled, outcome: TokenOutcome): void {
     h.result = outcome.result;
@@ -470,7 +484,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     h.eth = tx;
     const from = tx.from!.toLowerCase();
     this.#seen(from);
-    if (tx.to) this.#seen(tx.to.toLowerCase());
+    if (tx.to && !this.#system.isSystemAddress(tx.to, this.#tokens)) this.#seen(tx.to.toLowerCase());
     if (tx.chainId !== 0n && tx.chainId !== BigInt(this.chainId)) {
       h.result = 'WRONG_CHAIN_ID';
       return;

@@ -85,6 +85,11 @@ export class TokenLedger {
     return this.#relations.get(token)?.get(account);
   }
 
+  /** A token's associated accounts and their relationships. */
+  holders(token: string): Array<[string, TokenRelation]> {
+    return [...(this.#relations.get(token) ?? [])];
+  }
+
   /** Every token the account is associated with, in token creation order. */
   relationsOf(account: string): Array<{ token: LedgerToken; relation: TokenRelation }> {
     return this.#tokens.flatMap((token) => {
