@@ -18,6 +18,8 @@ import {
 import { expect } from 'chai';
 import { Contract, ContractFactory, JsonRpcProvider, Wallet, toBeHex, zeroPadValue, type InterfaceAbi, type Log } from 'ethers';
 import solc from 'solc';
+import { compileSystemContracts } from '../../scripts/compile-system-contracts.js';
+import { EXCHANGE_RATE_RUNTIME, HTS_RUNTIME, PRNG_RUNTIME } from '../../src/sandbox/ledger/systemContractsCode.js';
 import { startLedgerSandbox } from '../../src/sandbox/index.js';
 import type { LedgerRelay } from '../../src/relay/ledgerRelay.js';
 import { testRelay } from '../ledger/helpers.js';
@@ -157,6 +159,10 @@ describe('sandbox: system contracts (token facade, 0x167, 0x168, 0x169) through 
     const log = (receipt!.logs as Log[]).map((l) => erc20.interface.parseLog(l)).find((l) => l?.name === 'Transfer');
     expect(log?.args.map(String)).to.deep.equal([owner.address, spender.address, '100']);
     expect(await erc20.balanceOf(spender.address)).to.equal(100n);
+    // The mirror node names the token as the contract called and as the logs' emitter.
+    const result = await mirror(`/api/v1/contracts/results/${receipt!.hash}`);
+    expect(result).to.include({ contract_id: fungible.toString(), to: longZero(fungible) });
+    expect(result.logs.map((l: any) => l.contract_id)).to.deep.equal([fungible.toString()]);
     const balances = await mirror(`/api/v1/tokens/${fungible}/balances`);
     const ids = Object.fromEntries(balances.balances.map((b: any) => [b.account, b.balance]));
     expect(ids).to.deep.equal({ [sandbox.accounts[0].accountId]: 9_900, [sandbox.accounts[1].accountId]: 100 });
@@ -199,6 +205,10 @@ describe('sandbox: system contracts (token facade, 0x167, 0x168, 0x169) through 
     await caller.waitForDeployment();
     expect(await (caller as Contract).isTokenAddress.staticCall(longZero(fungible))).to.equal(true);
     expect(await (caller as Contract).isTokenAddress.staticCall(await caller.getAddress())).to.equal(false);
+  });
+
+  it('runs the code its Solidity source compiles to (the generated module is current)', () => {
+    expect(compileSystemContracts()).to.deep.equal({ hts: HTS_RUNTIME, exchangeRate: EXCHANGE_RATE_RUNTIME, prng: PRNG_RUNTIME });
   });
 
   it('converts at the ledger exchange rate on 0x168 and gives a seed on 0x169', async () => {

@@ -543,6 +543,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     }
     if (receipt.contractAddress) h.contractId = this.#seen(receipt.contractAddress, true).id;
     else if (tx.to && (await this.#markIfContract(tx.to))) h.contractId = this.account(tx.to)!.id;
+    else if (tx.to) h.contractId = this.#system.tokenAt(tx.to, this.#tokens)?.id;
   }
 
   #toRecord(h: Handled, blockNumber: number, index: number): LedgerTransaction {

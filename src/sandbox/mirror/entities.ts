@@ -47,6 +47,18 @@ export function lookupEntity(view: LedgerView, name: string): LedgerAccount | un
   return byAlias(view, alias);
 }
 
+/**
+ * The entity an EVM address names in contract results and logs: an account or contract, or a token (whose
+ * long-zero address runs its ERC facade, so its logs carry the token's id as `contract_id`).
+ */
+export function entityIdAt(view: LedgerView, address: string): string | null {
+  const account = view.account(address.toLowerCase());
+  if (account) return account.id;
+  const a = address.toLowerCase();
+  if (!/^0x0{24}[0-9a-f]{16}$/.test(a)) return null;
+  return view.tokenState().token(`0.0.${BigInt(a)}`)?.id ?? null;
+}
+
 /** For `{idOrAliasOrEvmAddress}`: 400 when malformed, 404 when unknown. */
 export function requireAccount(view: LedgerView, name: string): LedgerAccount {
   if (!ACCOUNT_PARAM.test(name)) throw invalidParameter('idOrAliasOrEvmAddress');

@@ -6,6 +6,7 @@
 import { getBytes, keccak256 } from 'ethers';
 import { longZeroAddress } from '../ledger/ids.js';
 import type { LedgerTransaction, LedgerView } from '../ledger/view.js';
+import { entityIdAt } from './entities.js';
 import { hexNumber, hexQuantity, timestampNanos, word, tinybarNumber } from './format.js';
 
 interface EvmTransaction {
@@ -195,7 +196,7 @@ export class EthRecords {
     return Object.entries(touched).flatMap(([address, { storage }]) =>
       Object.entries(storage ?? {}).map(([slot, read]) => ({
         address: address.toLowerCase(),
-        contract_id: this.view.account(address.toLowerCase())?.id ?? null,
+        contract_id: entityIdAt(this.view, address),
         slot: word(slot),
         value_read: word(read),
         value_written: diff.post[address]?.storage?.[slot] === undefined ? null : word(diff.post[address].storage![slot]),
@@ -252,7 +253,7 @@ export class EthRecords {
           ])
     ) as [EvmTransaction | null, EvmReceipt | null, CallFrame | null];
 
-    const idOf = (address: string | null | undefined) => (address ? (this.view.account(address)?.id ?? null) : null);
+    const idOf = (address: string | null | undefined) => (address ? entityIdAt(this.view, address) : null);
     const sender = etx ? this.view.account(etx.from.toLowerCase()) : undefined;
     const block = this.view.blockByNumber(tx.blockNumber);
     const succeeded = tx.result === 'SUCCESS' && receipt?.status === '0x1';
@@ -290,7 +291,7 @@ export class EthRecords {
       gas_used: receipt ? hexNumber(receipt.gasUsed) : 0,
       hash,
       timestamp: tx.consensusTimestamp,
-      to: contract ? longZeroAddress(contract.num) : null,
+      to: contract ? longZeroAddress(contract.num) : contractId ? longZeroAddress(Number(contractId.split('.')[2])) : null,
     };
     const details: Record<string, unknown> = {
       // Where the signed transaction names a recipient, the detailed views show that address as signed.
