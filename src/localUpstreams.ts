@@ -16,7 +16,7 @@ export class LocalUpstreams {
   private readonly evmGraphql = new Map<string, Promise<{ url: string; close(): Promise<void> }>>();
 
   constructor(private readonly config: Config) {
-    this.devnets = new DevnetPool({ history: config.sandbox.history });
+    this.devnets = new DevnetPool({ history: config.sandbox.history, blockIntervalMs: config.sandbox.blockIntervalMs });
   }
 
   ledger(network: NetworkRef): Promise<LedgerSandbox> {

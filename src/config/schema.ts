@@ -33,9 +33,15 @@ export const CLOSED_BY_DEFAULT = [
   'eth_sendTransaction',
 ] as const;
 
+/**
+ * A mirror node's base URL. The gateway adds `/api/v1` to every path, but mirror nodes (and `npm run sandbox`) print
+ * their REST URL with it: given either way, the config keeps the base.
+ */
+const mirrorBase = url.transform((u) => u.replace(/\/+$/, '').replace(/\/api\/v1$/, ''));
+
 const ledgerSchema = z.object({
-  mirrorUrl: url.describe('Mirror node REST base URL (without /api/v1)'),
-  mirrorCallUrl: url.optional().describe('Separate base URL for POST /api/v1/contracts/call, if the operator splits them'),
+  mirrorUrl: mirrorBase.describe('Mirror node REST base URL, with or without its /api/v1 suffix'),
+  mirrorCallUrl: mirrorBase.optional().describe('Separate base URL for POST /api/v1/contracts/call, if the operator splits them (with or without /api/v1)'),
   mirrorApiKey: z.string().optional().describe('Credential the gateway adds to mirror-node requests (sent as x-api-key)'),
   consensus: z
     .union([z.enum(['mainnet', 'testnet', 'previewnet']), z.record(z.string(), z.string())])
@@ -345,7 +351,12 @@ export const configSchema = z.object({
   sandbox: z
     .object({
       enabled: z.boolean().default(false).describe('Serve networks without upstreams from local stand-ins'),
-      blockIntervalMs: z.number().int().min(0).default(2_000).describe('Ledger record-file interval; 0 mines on every transaction'),
+      blockIntervalMs: z
+        .number()
+        .int()
+        .min(0)
+        .default(2_000)
+        .describe('Sandbox block time: the ledger closes a record file this often (0: on every transaction); the EVM devnets, which mine each transaction at once, also mine an empty block this often (0: never)'),
       history: z
         .boolean()
         .default(true)

@@ -42,6 +42,13 @@ describe('container: compose.yaml', () => {
     expect(images.some((i) => i.startsWith('postgres'))).to.equal(true);
   });
 
+  it("publishes both instances on the host's loopback only, from compose.override.yaml", () => {
+    const override = yaml.load(read('compose.override.yaml')) as { services: Record<string, Service> };
+    const published = gateways.map(([name]) => override.services[name]?.ports ?? []);
+    expect(published.map((p) => p.length)).to.deep.equal([1, 1]);
+    for (const port of published.flat()) expect(port).to.match(/^127\.0\.0\.1:\d+:8080$/);
+  });
+
   it('sets only env vars the config schema knows on the gateways', () => {
     for (const [name, service] of gateways) {
       for (const variable of Object.keys(environmentOf(service))) expect(isKnownEnvVar(variable), `${name}: ${variable}`).to.equal(true);

@@ -2,6 +2,11 @@
  * Contract results and contract logs: the ledger's record of each Ethereum transaction joined with what the EVM
  * knows of it (the transaction, its receipt and its call trace). A recorded transaction never changes, so each one
  * is built once and kept; the log index grows as transactions are recorded.
+ *
+ * A log's `index` is its position in the block, counted across the block's transactions in consensus order, as the
+ * real node's importer numbers `contract_log.index` (one counter per record file, shared by every item of it:
+ * RecordFileParser.doParse and RecordItem.getAndIncrementLogIndex; older rows renumbered by
+ * ContractLogIndexMigration), which is the Ethereum `logIndex`.
  */
 import { getBytes, keccak256 } from 'ethers';
 import { longZeroAddress } from '../ledger/ids.js';
@@ -113,6 +118,8 @@ export interface EthRecord {
   /** Null when the ledger refused the transaction before the EVM saw it. */
   money: Money | null;
   logs: ResultLog[];
+  /** Where the next transaction of the same block starts numbering its logs. */
+  nextLogIndex: number;
   /** The contract called or created, the one `/contracts/{id}/results` files it under. */
   contractId: string | null;
   /** Sender's EVM address, lower case. */
@@ -162,6 +169,8 @@ export class EthRecords {
   readonly #built = new Map<string, Promise<EthRecord>>();
   readonly #stateChanges = new Map<string, Promise<StateChange[]>>();
   readonly #ethTxs: LedgerTransaction[] = [];
+  /** Position in `#ethTxs` by Ethereum hash, to find the transaction recorded just before one. */
+  readonly #ethPosition = new Map<string, number>();
   #scanned = 0;
   readonly #logs: LogRow[] = [];
   #logsIndexed = 0;
@@ -172,8 +181,18 @@ export class EthRecords {
   /** Ethereum transactions in consensus order (the ledger's list only grows, so only new ones are scanned). */
   ethereumTransactions(): readonly LedgerTransaction[] {
     const all = this.view.transactions();
-    for (; this.#scanned < all.length; this.#scanned++) if (all[this.#scanned].ethHash) this.#ethTxs.push(all[this.#scanned]);
+    for (; this.#scanned < all.length; this.#scanned++) {
+      const tx = all[this.#scanned];
+      if (tx.ethHash) this.#ethPosition.set(tx.ethHash, this.#ethTxs.push(tx) - 1);
+    }
     return this.#ethTxs;
+  }
+
+  /** The block position of the transaction's first log: where the block's previous Ethereum transaction left off. */
+  async #firstLogIndex(tx: LedgerTransaction): Promise<number> {
+    const txs = this.ethereumTransactions();
+    const previous = txs[(this.#ethPosition.get(tx.ethHash as string) ?? 0) - 1];
+    return previous && previous.blockNumber === tx.blockNumber ? (await this.record(previous)).nextLogIndex : 0;
   }
 
   record(tx: LedgerTransaction): Promise<EthRecord> {
@@ -204,7 +223,7 @@ export class EthRecords {
     );
   }
 
-  /** Every log in consensus order (timestamp, then index within the transaction). */
+  /** Every log in consensus order (timestamp, then index). */
   async logs(): Promise<readonly LogRow[]> {
     this.#logsUpdate = this.#logsUpdate
       .catch(() => undefined)
@@ -266,12 +285,13 @@ export class EthRecords {
     const output = trace?.output ?? '0x';
     const type = etx?.type === undefined ? null : hexNumber(etx.type);
     const dynamicFee = type !== null && type >= 2;
-    const logs: ResultLog[] = (receipt?.logs ?? []).map((log, index) => ({
+    const firstLogIndex = await this.#firstLogIndex(tx);
+    const logs: ResultLog[] = (receipt?.logs ?? []).map((log, i) => ({
       address: log.address.toLowerCase(),
       bloom: logBloom(log),
       contract_id: idOf(log.address),
       data: log.data,
-      index,
+      index: firstLogIndex + i,
       topics: log.topics.map((t) => t.toLowerCase()),
     }));
 
@@ -325,6 +345,7 @@ export class EthRecords {
       details,
       money,
       logs,
+      nextLogIndex: firstLogIndex + logs.length,
       contractId,
       from: etx?.from.toLowerCase() ?? null,
       ...(created && etx ? { creation: { address: created, initcode: etx.input } } : {}),
