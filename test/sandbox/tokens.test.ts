@@ -282,6 +282,29 @@ describe('sandbox: token service (NFTs, mint, KYC, freeze, allowances) through t
       expect(account.body.balance.tokens).to.deep.include({ token_id: token.toString(), balance: 40 });
     });
 
+    it('lists a native token transfer as the synthetic Transfer log the mirror node makes up', async () => {
+      const sent = await run(new TransferTransaction().addTokenTransfer(token, treasury.id, -7).addTokenTransfer(token, bob.id, 7), treasury.client);
+      expect(sent.status).to.equal('SUCCESS');
+      const tx = sandbox.chain.transactions().at(-1)!;
+      const logs = await mirror(`/api/v1/contracts/results/logs?timestamp=${tx.consensusTimestamp}`);
+      const evm = (id: AccountId) => `0x${sandbox.chain.account(id.toString())!.evmAddress.slice(2).padStart(64, '0')}`;
+      expect(logs.body.logs).to.have.length(1);
+      expect(logs.body.logs[0]).to.include({
+        address: `0x${token.num.toString(16).padStart(40, '0')}`,
+        contract_id: token.toString(),
+        root_contract_id: token.toString(),
+        data: `0x${(7).toString(16).padStart(64, '0')}`,
+        transaction_hash: tx.hash,
+        transaction_index: tx.index,
+        block_number: tx.blockNumber,
+      });
+      expect(logs.body.logs[0].topics).to.deep.equal([
+        '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef',
+        evm(treasury.id),
+        evm(bob.id),
+      ]);
+    });
+
     it('answers SPENDER_DOES_NOT_HAVE_ALLOWANCE to a spender nobody approved', async () => {
       const steal = new TransferTransaction()
         .addApprovedTokenTransfer(token, treasury.id, -1)
