@@ -280,6 +280,8 @@ describe('sandbox: token service (NFTs, mint, KYC, freeze, allowances) through t
       expect(bobTokens.body.tokens[0].balance).to.equal(40);
       const account = await mirror(`/api/v1/accounts/${bob.id}`);
       expect(account.body.balance.tokens).to.deep.include({ token_id: token.toString(), balance: 40 });
+      const listed = await mirror(`/api/v1/balances?account.id=${bob.id}`);
+      expect(listed.body.balances[0].tokens).to.deep.include({ token_id: token.toString(), balance: 40 });
     });
 
     it('lists a native token transfer as the synthetic Transfer log the mirror node makes up', async () => {
