@@ -10,6 +10,7 @@ import {
   PrivateKey,
   TokenAssociateTransaction,
   TokenCreateTransaction,
+  TokenFreezeTransaction,
   TokenMintTransaction,
   TokenType,
   type TokenId,
@@ -88,6 +89,7 @@ describe('sandbox: system contracts (token facade, 0x167, 0x168, 0x169) through 
   let fungible: TokenId;
   let nft: TokenId;
   let erc20: Contract;
+  const freezeKey = PrivateKey.generateED25519();
 
   const sdk = (accountId: string, key: string) => {
     const c = Client.forNetwork(sandbox.consensus, { scheduleNetworkUpdate: false }).setOperator(AccountId.fromString(accountId), PrivateKey.fromStringECDSA(key));
@@ -120,7 +122,7 @@ describe('sandbox: system contracts (token facade, 0x167, 0x168, 0x169) through 
     ownerClient = sdk(a.accountId, a.privateKey);
 
     const created = await submit(
-      new TokenCreateTransaction().setTokenName('Facade Coin').setTokenSymbol('FAC').setDecimals(18).setInitialSupply(10_000).setTreasuryAccountId(a.accountId),
+      new TokenCreateTransaction().setTokenName('Facade Coin').setTokenSymbol('FAC').setDecimals(18).setInitialSupply(10_000).setTreasuryAccountId(a.accountId).setFreezeKey(freezeKey.publicKey),
       ownerClient,
     );
     fungible = created.tokenId!;
@@ -205,6 +207,14 @@ describe('sandbox: system contracts (token facade, 0x167, 0x168, 0x169) through 
     await caller.waitForDeployment();
     expect(await (caller as Contract).isTokenAddress.staticCall(longZero(fungible))).to.equal(true);
     expect(await (caller as Contract).isTokenAddress.staticCall(await caller.getAddress())).to.equal(false);
+  });
+
+  it('sees a freeze made through the consensus node, in 0x167 and in the facade', async () => {
+    await submit(new TokenFreezeTransaction().setTokenId(fungible).setAccountId(sandbox.accounts[1].accountId), ownerClient, freezeKey);
+    const hts = new Contract('0x0000000000000000000000000000000000000167', HTS, provider);
+    expect((await hts.isFrozen.staticCall(longZero(fungible), spender.address)).map(String)).to.deep.equal(['22', 'true']);
+    const error = await erc20.transfer.staticCall(spender.address, 1n).catch((e) => e);
+    expect(error.reason).to.equal('ACCOUNT_FROZEN_FOR_TOKEN');
   });
 
   it('runs the code its Solidity source compiles to (the generated module is current)', () => {

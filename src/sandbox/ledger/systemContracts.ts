@@ -14,7 +14,7 @@
 import { AbiCoder, id as eventTopic, getAddress, keccak256 } from 'ethers';
 import type { EvmRequester } from './view.js';
 import { exchangeRateSet } from './hapi.js';
-import { entityId, entityNum, longZeroAddress } from './ids.js';
+import { entityId, entityNum, longZeroAddress, longZeroNum } from './ids.js';
 import type { TokenState } from './tokenService.js';
 import type { LedgerToken } from './tokens.js';
 import { EXCHANGE_RATE_RUNTIME, HTS_RUNTIME, PRNG_RUNTIME } from './systemContractsCode.js';
@@ -93,9 +93,8 @@ export class SystemContracts {
 
   /** The token whose long-zero address this is. */
   tokenAt(address: string, state: TokenState): LedgerToken | undefined {
-    const a = address.toLowerCase();
-    if (!/^0x0{24}[0-9a-f]{16}$/.test(a)) return undefined;
-    return state.token(entityId(Number(BigInt(a))));
+    const num = longZeroNum(address);
+    return num === undefined ? undefined : state.token(entityId(num));
   }
 
   /** Writes every token's changed storage (and a new token's designator) from the ledger's token state. */

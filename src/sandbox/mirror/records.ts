@@ -10,7 +10,7 @@
  * synthetic Transfer logs (syntheticLogs.ts) to the same listing and the same count.
  */
 import { getBytes, keccak256 } from 'ethers';
-import { longZeroAddress } from '../ledger/ids.js';
+import { entityNum, longZeroAddress } from '../ledger/ids.js';
 import type { LedgerTransaction, LedgerView } from '../ledger/view.js';
 import { entityIdAt } from './entities.js';
 import { syntheticTransferLogs } from './syntheticLogs.js';
@@ -348,7 +348,7 @@ export class EthRecords {
       gas_used: receipt ? hexNumber(receipt.gasUsed) : 0,
       hash,
       timestamp: tx.consensusTimestamp,
-      to: contract ? longZeroAddress(contract.num) : contractId ? longZeroAddress(Number(contractId.split('.')[2])) : null,
+      to: contract ? longZeroAddress(contract.num) : contractId ? longZeroAddress(entityNum(contractId)!) : null,
     };
     const details: Record<string, unknown> = {
       // Where the signed transaction names a recipient, the detailed views show that address as signed.
