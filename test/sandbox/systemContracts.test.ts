@@ -54,7 +54,7 @@ const HTS = [
   'function getTokenType(address) returns (int64, int32)',
 ];
 
-/** Calls 0x167 from a contract, as HederaTokenServiceImpl in the official suites does. */
+/** Calls 0x167 and 0x168 from a contract, as HederaTokenServiceImpl and EquivalenceContract in the official suites do. */
 const CALLER = `// SPDX-License-Identifier: MIT
 pragma solidity ^0.8.20;
 contract HtsCaller {
@@ -64,6 +64,11 @@ contract HtsCaller {
     (int32 code, bool flag) = abi.decode(out, (int32, bool));
     require(code == 22, "not SUCCESS");
     return flag;
+  }
+  function rateByDelegatecall(uint256 tinycents) external returns (uint256) {
+    (bool ok, bytes memory out) = address(0x168).delegatecall(abi.encodeWithSignature("tinycentsToTinybars(uint256)", tinycents));
+    require(ok, "delegatecall failed");
+    return abi.decode(out, (uint256));
   }
 }`;
 
@@ -194,7 +199,7 @@ describe('sandbox: system contracts (token facade, 0x167, 0x168, 0x169) through 
     expect(await erc721.balanceOf(owner.address)).to.equal(1n);
   });
 
-  it('answers 0x167 directly and from inside a contract', async () => {
+  it('answers 0x167 directly and from inside a contract, 0x168 through DELEGATECALL, and refuses value (INVALID_FEE_SUBMITTED)', async () => {
     const hts = new Contract('0x0000000000000000000000000000000000000167', HTS, provider);
     expect((await hts.isToken.staticCall(longZero(fungible))).map(String)).to.deep.equal(['22', 'true']);
     expect((await hts.isToken.staticCall(owner.address)).map(String)).to.deep.equal(['22', 'false']);
@@ -207,6 +212,9 @@ describe('sandbox: system contracts (token facade, 0x167, 0x168, 0x169) through 
     await caller.waitForDeployment();
     expect(await (caller as Contract).isTokenAddress.staticCall(longZero(fungible))).to.equal(true);
     expect(await (caller as Contract).isTokenAddress.staticCall(await caller.getAddress())).to.equal(false);
+    expect(await (caller as Contract).rateByDelegatecall.staticCall(1_200n)).to.equal(100n);
+    const paid = await owner.call({ to: '0x0000000000000000000000000000000000000167', value: 10n ** 10n, data: hts.interface.encodeFunctionData('isToken', [longZero(fungible)]) }).catch((e) => e);
+    expect(paid.reason).to.equal('INVALID_FEE_SUBMITTED');
   });
 
   it('sees a freeze made through the consensus node, in 0x167 and in the facade', async () => {

@@ -57,6 +57,12 @@ contract HtsSystemContract {
         }
     }
 
+    /// The network refuses value sent to a system contract (INVALID_FEE_SUBMITTED), whatever the call.
+    modifier noValue() {
+        require(msg.value == 0, "INVALID_FEE_SUBMITTED");
+        _;
+    }
+
     modifier onlyToken() {
         require(address(this) != HTS && _flags & IS_TOKEN != 0, "NOT_SUPPORTED");
         _;
@@ -203,74 +209,88 @@ contract HtsSystemContract {
         return (true, flags, relation);
     }
 
-    function isToken(address token) external view returns (int64 responseCode, bool) {
+    function isToken(address token) external payable noValue returns (int64 responseCode, bool) {
         (bool found, , ) = _tokenState(token, address(0));
         return (SUCCESS, found);
     }
 
     /// TokenType: 0 FUNGIBLE_COMMON, 1 NON_FUNGIBLE_UNIQUE.
-    function getTokenType(address token) external view returns (int64 responseCode, int32) {
+    function getTokenType(address token) external payable noValue returns (int64 responseCode, int32) {
         (bool found, uint256 flags, ) = _tokenState(token, address(0));
         if (!found) return (INVALID_TOKEN_ID, -1);
         return (SUCCESS, flags & IS_NFT != 0 ? int32(1) : int32(0));
     }
 
-    function isFrozen(address token, address account) external view returns (int64 responseCode, bool) {
+    function isFrozen(address token, address account) external payable noValue returns (int64 responseCode, bool) {
         (bool found, , uint256 relation) = _tokenState(token, account);
         if (!found) return (INVALID_TOKEN_ID, false);
         return (SUCCESS, relation & FROZEN != 0);
     }
 
-    function isKyc(address token, address account) external view returns (int64 responseCode, bool) {
+    function isKyc(address token, address account) external payable noValue returns (int64 responseCode, bool) {
         (bool found, uint256 flags, uint256 relation) = _tokenState(token, account);
         if (!found) return (INVALID_TOKEN_ID, false);
         return (SUCCESS, flags & HAS_KYC_KEY == 0 || relation & KYC_GRANTED != 0);
     }
 
-    function getTokenDefaultFreezeStatus(address token) external view returns (int64 responseCode, bool) {
+    function getTokenDefaultFreezeStatus(address token) external payable noValue returns (int64 responseCode, bool) {
         (bool found, uint256 flags, ) = _tokenState(token, address(0));
         if (!found) return (INVALID_TOKEN_ID, false);
         return (SUCCESS, flags & FREEZE_DEFAULT != 0);
     }
 
     /// A token without a KYC key treats every account as granted (TokenGetInfo's default_kyc_status).
-    function getTokenDefaultKycStatus(address token) external view returns (int64 responseCode, bool) {
+    function getTokenDefaultKycStatus(address token) external payable noValue returns (int64 responseCode, bool) {
         (bool found, uint256 flags, ) = _tokenState(token, address(0));
         if (!found) return (INVALID_TOKEN_ID, false);
         return (SUCCESS, flags & HAS_KYC_KEY == 0);
     }
 
     /// A call without data (or value) is a no-op, as the network answers it; an unknown function reverts.
-    fallback() external {
+    fallback() external payable noValue {
         require(msg.data.length == 0, "NOT_SUPPORTED");
     }
 }
 
-/// 0x168 (HIP-475): conversions at the ledger's current exchange rate, which the sandbox writes into slots 0 and 1.
-contract ExchangeRateSystemContract {
+/// The checks every system contract makes before its function runs.
+abstract contract SystemContract {
+    modifier noValue() {
+        require(msg.value == 0, "INVALID_FEE_SUBMITTED");
+        _;
+    }
+
+    fallback() external payable noValue {
+        require(msg.data.length == 0, "NOT_SUPPORTED");
+    }
+}
+
+/**
+ * 0x168 (HIP-475): conversions at the ledger's current exchange rate, which the sandbox writes into 0x168's slots 0
+ * and 1. The rate is read from 0x168 itself, so a DELEGATECALL (which runs in the caller's storage) converts alike.
+ */
+contract ExchangeRateSystemContract is SystemContract {
+    address payable internal constant EXCHANGE_RATE = payable(address(0x168));
     uint256 internal _hbarEquiv; // slot 0
     uint256 internal _centEquiv; // slot 1
 
-    function tinycentsToTinybars(uint256 tinycents) external view returns (uint256) {
-        return (tinycents * _hbarEquiv) / _centEquiv;
+    function currentRate() external view returns (uint256 hbarEquiv, uint256 centEquiv) {
+        return (_hbarEquiv, _centEquiv);
     }
 
-    function tinybarsToTinycents(uint256 tinybars) external view returns (uint256) {
-        return (tinybars * _centEquiv) / _hbarEquiv;
+    function tinycentsToTinybars(uint256 tinycents) external payable noValue returns (uint256) {
+        (uint256 hbarEquiv, uint256 centEquiv) = ExchangeRateSystemContract(EXCHANGE_RATE).currentRate();
+        return (tinycents * hbarEquiv) / centEquiv;
     }
 
-    fallback() external {
-        require(msg.data.length == 0, "NOT_SUPPORTED");
+    function tinybarsToTinycents(uint256 tinybars) external payable noValue returns (uint256) {
+        (uint256 hbarEquiv, uint256 centEquiv) = ExchangeRateSystemContract(EXCHANGE_RATE).currentRate();
+        return (tinybars * centEquiv) / hbarEquiv;
     }
 }
 
 /// 0x169 (HIP-351): a pseudorandom 32-byte seed; the sandbox derives it from the block's randomness.
-contract PrngSystemContract {
-    function getPseudorandomSeed() external view returns (bytes32) {
+contract PrngSystemContract is SystemContract {
+    function getPseudorandomSeed() external payable noValue returns (bytes32) {
         return keccak256(abi.encodePacked(block.prevrandao, block.number));
-    }
-
-    fallback() external {
-        require(msg.data.length == 0, "NOT_SUPPORTED");
     }
 }

@@ -7,7 +7,8 @@
  * The ledger's token state stays the truth. Before each block's EVM work, every token's storage is brought in step
  * with it (only the slots that changed are written); after the block, the facade's Transfer, Approval and
  * ApprovalForAll events, and the allowances its transferFrom spent, are read back into it. Hence what works:
- * eth_call and Ethereum transactions to a token or to 0x167-0x169, directly or from inside contracts. What does not:
+ * eth_call and Ethereum transactions to a token or to 0x167-0x169, directly or from inside contracts (CALL,
+ * STATICCALL and, for 0x168 and 0x169, DELEGATECALL), value sent to them refused with INVALID_FEE_SUBMITTED. What does not:
  * 0x167's state-changing functions (createFungibleToken, mintToken, associateToken, transferToken...), which revert
  * NOT_SUPPORTED; and within one block, EVM transactions see every native change of that block, whatever their order.
  */
