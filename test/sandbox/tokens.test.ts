@@ -23,6 +23,8 @@ import {
   TokenType,
   TokenUnfreezeTransaction,
   TransactionId,
+  TransactionReceipt,
+  TransactionResponse,
   TransferTransaction,
   type Transaction,
 } from '@hashgraph/sdk';
@@ -49,13 +51,13 @@ describe('sandbox: token service (NFTs, mint, KYC, freeze, allowances) through t
     Client.forNetwork(sandbox.consensus, { scheduleNetworkUpdate: false }).setOperator(id, key);
 
   /** Signs with the extra keys, submits as `payer` and answers the receipt's status (a failed one's name). */
-  async function run(tx: Transaction, payer: Client, ...keys: PrivateKey[]): Promise<{ status: string; receipt?: Awaited<ReturnType<Awaited<ReturnType<Transaction['execute']>>['getReceipt']>> }> {
+  async function run(tx: Transaction, payer: Client, ...keys: PrivateKey[]): Promise<{ status: string; receipt?: TransactionReceipt; response?: TransactionResponse }> {
     tx.freezeWith(payer);
     for (const k of keys) await tx.sign(k);
     const response = await tx.execute(payer);
     try {
       const receipt = await response.getReceipt(payer);
-      return { status: receipt.status.toString(), receipt };
+      return { status: receipt.status.toString(), receipt, response };
     } catch (err) {
       if (err instanceof ReceiptStatusError) return { status: err.status.toString() };
       throw err;
@@ -152,6 +154,10 @@ describe('sandbox: token service (NFTs, mint, KYC, freeze, allowances) through t
       ]);
       const rel = await mirror(`/api/v1/accounts/${alice.id}/tokens`);
       expect(rel.body.tokens).to.deep.include({ ...rel.body.tokens[0], token_id: nft.toString(), balance: 1, kyc_status: 'NOT_APPLICABLE', freeze_status: 'NOT_APPLICABLE' });
+      const record = await sent.response!.getRecord(treasury.client);
+      expect(record.nftTransfers.get(nft)?.map((n) => [n.serial.toNumber(), n.sender.toString(), n.recipient.toString()])).to.deep.equal([
+        [1, treasury.id.toString(), alice.id.toString()],
+      ]);
       const txs = await mirror(`/api/v1/transactions?account.id=${treasury.id}&transactiontype=CRYPTOTRANSFER&order=desc&limit=1`);
       expect(txs.body.transactions[0].nft_transfers).to.deep.equal([
         { is_approval: false, receiver_account_id: alice.id.toString(), sender_account_id: treasury.id.toString(), serial_number: 1, token_id: nft.toString() },

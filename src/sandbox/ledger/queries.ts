@@ -41,6 +41,24 @@ function receiptOf(tx: LedgerTransaction | undefined, status: string): proto.ITr
   return receipt;
 }
 
+/** TransactionRecord.tokenTransferLists: one list per token, fungible amounts and NFT serials (a mint's sender unset). */
+function tokenTransferListsOf(tx: LedgerTransaction): proto.ITokenTransferList[] {
+  const lists = new Map<string, proto.ITokenTransferList>();
+  const listOf = (token: string) => lists.get(token) ?? lists.set(token, { token: tokenIdProto(token), transfers: [], nftTransfers: [] }).get(token)!;
+  for (const t of tx.tokenTransfers ?? []) {
+    listOf(t.token).transfers!.push({ accountID: accountIdProto(t.account), amount: int64(t.amount), isApproval: t.isApproval === true });
+  }
+  for (const n of tx.nftTransfers ?? []) {
+    listOf(n.token).nftTransfers!.push({
+      ...(n.sender ? { senderAccountID: accountIdProto(n.sender) } : {}),
+      ...(n.receiver ? { receiverAccountID: accountIdProto(n.receiver) } : {}),
+      serialNumber: int64(n.serial),
+      isApproval: n.isApproval,
+    });
+  }
+  return [...lists.values()];
+}
+
 const handlers: Record<string, Handler> = {
   async transactionGetReceipt(chain, q) {
     const id = transactionIdOf(q.transactionGetReceipt?.transactionID);
@@ -64,6 +82,8 @@ const handlers: Record<string, Handler> = {
       transactionFee: int64(tx.chargedTxFeeTinybar),
       transferList: { accountAmounts: tx.transfers.map((t) => ({ accountID: accountIdProto(t.account), amount: int64(t.amount) })) },
     };
+    const tokenTransferLists = tokenTransferListsOf(tx);
+    if (tokenTransferLists.length) record.tokenTransferLists = tokenTransferLists;
     if (tx.ethHash) record.ethereumHash = Buffer.from(tx.ethHash.slice(2), 'hex');
     return { status: 'OK', answer: { transactionRecord: record } };
   },
