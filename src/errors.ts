@@ -9,6 +9,7 @@ export interface CatalogueEntry {
   rpc: number;
   /** GraphQL `extensions.code`. */
   graphql: string;
+  /** Fixed text; a `{detail}` in it is where the error's detail goes, otherwise the detail follows it. */
   message: string;
 }
 
@@ -21,9 +22,10 @@ const AUTH_HOWTO =
 
 export const ERRORS = {
   PARSE_ERROR: entry(200, -32700, 'BAD_REQUEST', 'Parse error: the body is not valid JSON'),
-  INVALID_REQUEST: entry(200, -32600, 'BAD_REQUEST', 'Invalid request'),
-  EMPTY_BATCH: entry(200, -32600, 'BAD_REQUEST', 'Invalid request: empty batch'),
-  BATCH_TOO_LARGE: entry(200, -32600, 'BAD_REQUEST', 'Invalid request: batch too large'),
+  // The JSON-RPC 2.0 specification's words (section 5.1), which the official relay's WebSocket answers too.
+  INVALID_REQUEST: entry(200, -32600, 'BAD_REQUEST', 'Invalid Request'),
+  EMPTY_BATCH: entry(200, -32600, 'BAD_REQUEST', 'Invalid Request: empty batch'),
+  BATCH_TOO_LARGE: entry(200, -32600, 'BAD_REQUEST', 'Invalid Request: batch too large'),
   METHOD_NOT_FOUND: entry(200, -32601, 'BAD_REQUEST', 'Method not found'),
   INVALID_PARAMS: entry(200, -32602, 'BAD_USER_INPUT', 'Invalid params'),
   INTERNAL: entry(500, -32603, 'INTERNAL_SERVER_ERROR', 'Internal error'),
@@ -53,6 +55,7 @@ export const ERRORS = {
   KEY_DATABASE_UNREACHABLE: entry(503, -32603, 'SERVICE_UNAVAILABLE', 'The key store database (DATABASE_URL) cannot be reached'),
   DATA_DIR_UNWRITABLE: entry(503, -32603, 'SERVICE_UNAVAILABLE', 'The data directory cannot be written'),
   PORT_IN_USE: entry(503, -32603, 'SERVICE_UNAVAILABLE', 'The port is in use by another process'),
+  SANDBOX_NOT_INSTALLED: entry(503, -32603, 'SERVICE_UNAVAILABLE', 'This build has no sandbox'),
   PLAN_FORBIDDEN: entry(403, -32003, 'FORBIDDEN', 'Your plan does not include this API'),
   RELAY_FORBIDDEN: entry(403, -32003, 'FORBIDDEN', 'Your plan does not include the ledger JSON-RPC relay'),
   // Refused per call (HTTP 200), so the other calls of a batch are still answered.
@@ -71,7 +74,13 @@ export const ERRORS = {
   SOCKETS_BUSY: entry(503, -32603, 'SERVICE_UNAVAILABLE', 'Too many connections are waiting to authenticate; try again shortly'),
   SOCKETS_PER_CLIENT: entry(429, -32005, 'RATE_LIMITED', 'Too many WebSockets from your address are waiting to authenticate; authenticate or close them first'),
   // Ledger relay errors: codes follow the official relay where it defines one.
-  UNSUPPORTED_METHOD: entry(200, -32601, 'BAD_REQUEST', 'Method not supported on this chain'),
+  // The official relay's words, which tools match on: `Method <name> not found` (its spec.MethodNotFound).
+  UNSUPPORTED_METHOD: entry(200, -32601, 'BAD_REQUEST', 'Method {detail} not found'),
+  METHOD_NOT_IN_BATCH: entry(200, -32007, 'BAD_REQUEST', 'Method {detail} is not permitted as part of batch requests'),
+  UNSUPPORTED_SUBSCRIPTION: entry(200, -32601, 'BAD_REQUEST', 'Unsupported JSON-RPC method'),
+  // The official relay's form of a params error (its predefined.INVALID_PARAMETER): the detail names the parameter.
+  INVALID_PARAMETER: entry(200, -32602, 'BAD_USER_INPUT', 'Invalid parameter {detail}'),
+  NOT_A_LOG_SOURCE: entry(200, -32602, 'BAD_USER_INPUT', 'Invalid parameter filters.address: {detail} is not a valid contract or token type or does not exists'),
   EXECUTION_REVERTED: entry(200, 3, 'BAD_REQUEST', 'execution reverted'),
   UNKNOWN_BLOCK: entry(200, -39012, 'BAD_USER_INPUT', 'Unknown block'),
   TRANSACTION_NOT_FOUND: entry(200, -32001, 'NOT_FOUND', 'Transaction not found'),
@@ -87,6 +96,9 @@ export const ERRORS = {
   TRANSACTION_TOO_LARGE: entry(200, -32201, 'BAD_USER_INPUT', 'Transaction size exceeds the limit'),
   UNKNOWN_SENDER: entry(200, -32001, 'BAD_USER_INPUT', 'Sender account not found on the network'),
   WRITES_NOT_CONFIGURED: entry(200, -32603, 'BAD_REQUEST', 'Writes are not configured on this network: no operator account'),
+  // Per call (HTTP 200, like every JSON-RPC error); 429 is the status the official relay's HTTP mapping gives it. Code
+  // and message are the official relay's HBAR_RATE_LIMIT_EXCEEDED, which clients match on.
+  HBAR_LIMITED: entry(429, -32606, 'RATE_LIMITED', 'HBAR Rate limit exceeded'),
   SUBMISSION_FAILED: entry(200, -32000, 'BAD_REQUEST', 'Transaction was not accepted by the network'),
   MIRROR_UNAVAILABLE: entry(200, -32020, 'BAD_GATEWAY', 'Mirror node unavailable'),
   // GraphQL passthrough guards and subscription limits.
@@ -118,7 +130,7 @@ export class GatewayError extends Error {
     readonly data?: unknown,
     readonly headers?: Record<string, string>,
   ) {
-    super(detail ? joinDetail(ERRORS[errorName].message, detail) : ERRORS[errorName].message);
+    super(withDetail(ERRORS[errorName].message, detail));
     this.entry = ERRORS[errorName];
   }
   get http(): number {
@@ -127,6 +139,13 @@ export class GatewayError extends Error {
   get rpcCode(): number {
     return this.entry.rpc;
   }
+}
+
+const DETAIL = '{detail}';
+
+function withDetail(message: string, detail: string | undefined): string {
+  if (message.includes(DETAIL)) return message.replace(DETAIL, detail ?? '');
+  return detail ? joinDetail(message, detail) : message;
 }
 
 /** `Message: detail`, or after a message that is already a sentence, the detail as the next one. */

@@ -119,6 +119,20 @@ const planSchema = z.object({
   maxFilters: z.number().int().positive().default(100).describe('JSON-RPC filters (eth_new*Filter) a key may hold at once, across networks and instances'),
   maxSockets: z.number().int().positive().default(20).describe('JSON-RPC WebSockets a key may hold open on one gateway instance'),
   maxSubscriptionsPerSocket: z.number().int().positive().default(100).describe('eth_subscribe subscriptions one JSON-RPC WebSocket may hold'),
+  hbarPerKeyTinybar: z
+    .number()
+    .int()
+    .positive()
+    .default(5_000_000_000)
+    .describe(
+      'Hbar (in tinybar) the operator may pay per hbarLimits window for the ledger writes of one key of this plan, on each ledger network; a key can have its own (admin API PUT /admin/v1/keys/{id}/hbar-limit)',
+    ),
+  hbarPerPlanTinybar: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe('Hbar (in tinybar) the operator may pay per hbarLimits window for the ledger writes of all keys of this plan together, on each ledger network; no such budget when absent'),
   debugMethods: z
     .boolean()
     .default(false)
@@ -348,6 +362,31 @@ export const configSchema = z.object({
         .describe("How long hourly usage (the key owner's usage report) is kept; month counts are kept for good"),
     })
     .prefault({}),
+  hbarLimits: z
+    .object({
+      windowMs: z
+        .number()
+        .int()
+        .positive()
+        .default(86_400_000)
+        .describe('Length of the hbar spending window (env HBAR_RATE_LIMIT_DURATION, as the official relay names it); windows start at multiples of it since the epoch, so every instance agrees when one resets'),
+      operatorTinybar: z
+        .number()
+        .int()
+        .positive()
+        .default(5_000_000_000_000)
+        .describe('Hbar (in tinybar) the operator account of each ledger network may pay per window for all writes the relay submits (env HBAR_RATE_LIMIT_TINYBAR)'),
+      outageInFlight: z
+        .number()
+        .int()
+        .positive()
+        .default(4)
+        .describe(
+          'Writes one instance may have in flight while Redis is unreachable: spend is then judged from the key store plus this instance\'s own reservations, and this bounds what other instances may add unseen',
+        ),
+    })
+    .prefault({})
+    .describe('Hbar spending limits: every ledger write reserves its largest possible fee against the operator, plan and key budgets before it is submitted'),
   sandbox: z
     .object({
       enabled: z.boolean().default(false).describe('Serve networks without upstreams from local stand-ins'),
@@ -384,6 +423,25 @@ export const configSchema = z.object({
       mirrorTimeoutMs: z.number().int().positive().default(5_000).describe('Timeout of one mirror-node request'),
       mirrorRetries: z.number().int().min(0).default(2).describe('Retries of a failed mirror-node lookup'),
       mirrorTotalMs: z.number().int().positive().default(15_000).describe('Bound on all attempts of one mirror-node lookup'),
+      // Each address is one mirror-node lookup when the subscription starts (then matched in-process). The official
+      // relay takes one by default (WS_MULTIPLE_ADDRESSES_ENABLED false) and at most 1000 when enabled.
+      subscriptionMaxAddresses: z
+        .number()
+        .int()
+        .min(1)
+        .max(1000)
+        .default(20)
+        .describe(
+          "Addresses one eth_subscribe('logs') on the ledger may name, each looked up on the mirror node; more are refused with the official relay's -32602 (1 gives its default, 'Only one contract address is allowed')",
+        ),
+      // None by default: ethers v6 batches eth_newFilter with the calls of the same tick, so contract.on fails against
+      // the official relay's list (BATCH_REQUESTS_DISALLOWED_METHODS: the debug_trace* and filter methods).
+      batchDisallowedMethods: z
+        .array(z.string().min(1))
+        .default([])
+        .describe(
+          "Ledger methods refused inside a batch (-32007 'Method <name> is not permitted as part of batch requests'). The official relay refuses debug_traceTransaction, debug_traceBlockByNumber and the six filter methods (eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter, eth_getFilterChanges, eth_getFilterLogs, eth_uninstallFilter); that list breaks ethers v6 event listeners, which batch eth_newFilter with other calls",
+        ),
     })
     .prefault({}),
   rpcPolicy: z

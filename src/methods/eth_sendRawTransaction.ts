@@ -1,4 +1,5 @@
 import { GatewayError } from '../errors.js';
+import { transactionsNeeded, type SubmissionCost } from '../ledger/consensus.js';
 import { checkAgainstNetwork, checkShape, checkSize, parseSignedTransaction } from '../ledger/precheck.js';
 import { data, positional } from './params.js';
 import type { MethodEnv } from './types.js';
@@ -9,7 +10,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * Mirror: GET /api/v1/network/fees (cached) and /api/v1/accounts/{sender} before submitting; after the consensus
  * receipt, GET /api/v1/contracts/results/{hash} until the mirror node has it (bounded by relay.mirrorTotalMs), so
  * the client's next eth_getTransactionCount already sees the new nonce. Consensus: EthereumTransaction (and
- * FileCreate/FileAppend for large call data) through @hashgraph/sdk, paid by the operator.
+ * FileCreate/FileAppend for large call data) through @hashgraph/sdk, paid by the operator, each followed by its record
+ * (what it cost the operator, which settles the write's hbar reservation).
  */
 export async function eth_sendRawTransaction(params: unknown[], env: MethodEnv): Promise<string> {
   const [rawParam] = positional(params, 1, 1);
@@ -19,7 +21,14 @@ export async function eth_sendRawTransaction(params: unknown[], env: MethodEnv):
   const tx = parseSignedTransaction(raw);
   checkShape(tx, env.chainId, env.ledger.maxGas);
   await checkAgainstNetwork(tx, env.reads);
-  await env.consensus.submitEthereum(Buffer.from(raw.slice(2), 'hex'));
+  // Refused here, a write over an hbar budget has cost nothing; admitted, it holds its largest fee until settled.
+  const reservation = await env.hbar?.reserve(env.ctx.key, env.ledger.maxFeeTinybar * transactionsNeeded((tx.data.length - 2) / 2));
+  const cost: SubmissionCost = { tinybar: 0, complete: true };
+  try {
+    await env.consensus.submitEthereum(Buffer.from(raw.slice(2), 'hex'), cost);
+  } finally {
+    await reservation?.settle(cost.complete ? cost.tinybar : reservation.tinybar);
+  }
   const hash = tx.hash!.toLowerCase();
   const deadline = Date.now() + env.mirrorTotalMs;
   for (let wait = 20; Date.now() < deadline; wait = Math.min(wait * 2, 500)) {

@@ -7,14 +7,18 @@
  */
 import type { Logger } from 'pino';
 import type { Config, LedgerConfig } from '../config/schema.js';
+import type { HbarBudgets } from '../limits/hbarBudgets.js';
 import { FilterService, type NetworkFilters } from '../live/filters.js';
 import { MemoryFilterStore } from '../live/filterStore.js';
 import { directCaller, rpcSource } from '../live/source.js';
 import { METHODS, dispatch } from '../methods/index.js';
 import type { MethodEnv } from '../methods/types.js';
 import type { CallContext, RpcBackend } from '../rpc/answer.js';
-import type { RpcCall, RpcOutcome } from '../rpc/jsonrpc.js';
+import { errorObject, type RpcCall, type RpcOutcome } from '../rpc/jsonrpc.js';
+import { GatewayError } from '../errors.js';
+import { logAddressesOf } from '../ledger/addresses.js';
 import { finalAnswer } from '../ledger/finalAnswers.js';
+import { LOG_FETCH_CONCURRENCY } from '../methods/eth_getLogs.js';
 import { ReadCache, type CacheStats } from '../ledger/cache.js';
 import { consensusOnDemand } from '../ledger/consensus.js';
 import { MirrorClient, type MirrorStats } from '../ledger/mirror.js';
@@ -26,6 +30,11 @@ export interface LedgerRelayStats {
 }
 
 export interface LedgerRelay extends RpcBackend {
+  /**
+   * Every address the logs of a `logs` subscription on `addresses` can carry (a contract's EVM and long-zero
+   * addresses); refuses one that is neither a contract nor a token, as the official relay does.
+   */
+  logAddresses(addresses: string[]): Promise<string[]>;
   close(): Promise<void>;
   stats(): LedgerRelayStats;
 }
@@ -38,6 +47,8 @@ export interface LedgerRelayOptions {
   logger?: Logger;
   /** Network id, for metric labels. */
   network?: string;
+  /** The gateway's hbar spending limits; none apply when absent. */
+  hbar?: HbarBudgets;
   /** The gateway's filters (shared by every network and, on Redis, every instance); a private in-memory set when absent. */
   filters?: FilterService;
 }
@@ -60,23 +71,46 @@ export function createLedgerRelay(opts: LedgerRelayOptions): LedgerRelay {
   const reads = new LedgerReads(mirror, cache, relay.latestCacheMs);
   const consensus =
     ledger.operatorId && ledger.operatorKey ? consensusOnDemand({ ...ledger, operatorId: ledger.operatorId, operatorKey: ledger.operatorKey }) : undefined;
+  const networkId = opts.network ?? `chain-${opts.chainId}`;
+  const hbar = opts.hbar && { reserve: opts.hbar.reserve.bind(opts.hbar, networkId) };
   const onUnexpected = (err: unknown, method: string) => opts.logger?.error({ err, method }, 'ledger relay method failed unexpectedly');
   const service = opts.filters ?? new FilterService({ store: new MemoryFilterStore(), timeoutMs: DEFAULT_FILTER_TIMEOUT_MS });
   // Every env is a literal of this one shape: spreading a shared base object into each request's env took 3% of the
   // gateway's time under the relay mix.
   const envOf = (ctx: CallContext, filters: NetworkFilters | undefined) =>
-    ({ chainId: opts.chainId, ledger, reads, consensus, mirrorTotalMs: relay.mirrorTotalMs, filters, ctx }) as MethodEnv;
+    ({ chainId: opts.chainId, ledger, reads, consensus, hbar, mirrorTotalMs: relay.mirrorTotalMs, filters, ctx }) as MethodEnv;
   // Filters read the chain with the relay's own methods (eth_blockNumber, eth_getBlockByNumber, eth_getLogs), which
   // use no per-call context and no filters.
   const readEnv = envOf({ requestId: 'filters' } as CallContext, undefined);
-  const filters = service.on(opts.network ?? `chain-${opts.chainId}`, rpcSource(directCaller((c) => METHODS[c.method](c.params, readEnv))));
+  const filters = service.on(networkId, rpcSource(directCaller((c) => METHODS[c.method](c.params, readEnv))));
   readEnv.filters = filters;
 
+  const notInBatch = new Set(relay.batchDisallowedMethods);
   return {
     handle(calls: RpcCall[], ctx: CallContext): Promise<RpcOutcome[]> {
       const env = envOf(ctx, filters);
       const run = (call: RpcCall) => dispatch(call, env, onUnexpected);
-      return Promise.all(calls.map((call) => finalAnswer(call, reads, run)));
+      const refused = (call: RpcCall) => ctx.batch === true && notInBatch.has(call.method);
+      return Promise.all(calls.map((call) => (refused(call) ? { error: errorObject('METHOD_NOT_IN_BATCH', call.method) } : finalAnswer(call, reads, run))));
+    },
+    async logAddresses(given) {
+      const addresses = [...new Set(given)];
+      const max = relay.subscriptionMaxAddresses;
+      if (addresses.length > max) {
+        // The official relay's words (its validateSubscribeEthLogsParams).
+        throw new GatewayError('INVALID_PARAMETER', `filters.address: ${max === 1 ? 'Only one contract address is allowed' : `A maximum of ${max} contract addresses are allowed`}`);
+      }
+      const all: string[] = [];
+      // A few lookups at a time, as eth_getLogs fetches its addresses.
+      for (let i = 0; i < addresses.length; i += LOG_FETCH_CONCURRENCY) {
+        const batch = addresses.slice(i, i + LOG_FETCH_CONCURRENCY);
+        const found = await Promise.all(batch.map((a) => logAddressesOf(reads, a)));
+        found.forEach((aliases, j) => {
+          if (!aliases) throw new GatewayError('NOT_A_LOG_SOURCE', batch[j]);
+          all.push(...aliases);
+        });
+      }
+      return [...new Set(all)];
     },
     async close() {
       await Promise.all([consensus?.close(), mirror.close()]);

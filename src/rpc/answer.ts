@@ -8,6 +8,10 @@ export interface CallContext {
   key?: VerifiedKey;
   /** Receives the internal cause of each error answered (for the request's log line, never the client). */
   logInternal?(cause: string): void;
+  /** Set when the calls came in a batch (the ledger relay refuses some methods there). */
+  batch?: boolean;
+  /** Put before every error message of the answer, to name the request where no response header can. */
+  errorPrefix?: string;
 }
 
 /** Answers valid calls in order; the EVM forwarder and the ledger relay both implement it. */
@@ -20,20 +24,22 @@ export interface RpcBackend {
  * Returns undefined when nothing is owed (only notifications).
  */
 export async function answer(parsed: ParsedBody, backend: RpcBackend, ctx: CallContext): Promise<string | undefined> {
-  if (parsed.kind === 'error') return serializeResponse('null', { error: parsed.error });
+  const prefixed = (outcome: RpcOutcome): RpcOutcome =>
+    ctx.errorPrefix && 'error' in outcome ? { error: { ...outcome.error, message: `${ctx.errorPrefix}${outcome.error.message}` } } : outcome;
+  if (parsed.kind === 'error') return serializeResponse('null', prefixed({ error: parsed.error }));
   const entries = parsed.kind === 'single' ? [parsed.entry] : parsed.entries;
   const calls: RpcCall[] = [];
   for (const e of entries) if ('call' in e) calls.push(e.call);
-  const outcomes = calls.length > 0 ? await backend.handle(calls, ctx) : [];
+  const outcomes = calls.length > 0 ? await backend.handle(calls, parsed.kind === 'batch' ? { ...ctx, batch: true } : ctx) : [];
   const parts: string[] = [];
   let next = 0;
   for (const e of entries) {
-    if ('invalid' in e) parts.push(serializeResponse(e.invalid, { error: e.error }));
+    if ('invalid' in e) parts.push(serializeResponse(e.invalid, prefixed({ error: e.error })));
     else {
       const outcome = outcomes[next++];
       const cause = 'error' in outcome ? internalOf(outcome.error) : undefined;
       if (cause) ctx.logInternal?.(cause);
-      if (e.call.id !== undefined) parts.push(serializeResponse(e.call.id, outcome));
+      if (e.call.id !== undefined) parts.push(serializeResponse(e.call.id, prefixed(outcome)));
     }
   }
   if (parts.length === 0) return undefined;

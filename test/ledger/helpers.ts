@@ -10,6 +10,8 @@ export const RELAY_DEFAULTS: Config['relay'] = {
   mirrorTimeoutMs: 2_000,
   mirrorRetries: 2,
   mirrorTotalMs: 5_000,
+  subscriptionMaxAddresses: 20,
+  batchDisallowedMethods: [],
 };
 
 export function testRelay(chainId: number, ledger: Partial<LedgerConfig> & { mirrorUrl: string }, relay: Partial<Config['relay']> = {}): LedgerRelay {

@@ -9,10 +9,12 @@
  */
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { PrivateKey, type PublicKey } from '@hashgraph/sdk';
-import type { Transaction } from 'ethers';
+import { PrivateKey, PublicKey } from '@hashgraph/sdk';
+import { SigningKey, type Transaction } from 'ethers';
 import { OPERATOR_ED25519_KEY, PREFUNDED_WEIBAR, sandboxAccounts } from '../accounts.js';
 import { EvmNode, EvmRpcError } from '../evm.js';
+import { childHash, hollowCompletion, isAliasRef, isHollow, resolveAliases, type AccountBook, type ChildRecord } from './aliases.js';
+import { initcodeOf, settleContractRun, startContractRun, type ContractRun, type ContractWork } from './contracts.js';
 import { decodeSigned, withCallData } from './ethereum.js';
 import { FileStore } from './files.js';
 import type { LedgerToken, TokenKeyRole, TokenMove, TokenSpec } from './tokens.js';
@@ -55,6 +57,10 @@ export const FEES_TINYBAR = {
   TOKENCREATION: 100_000_000n,
   TOKENASSOCIATE: 5_000_000n,
   ...TOKEN_FEES_TINYBAR,
+  // The fee schedule's base prices (ContractCreate $1, ContractCall $0.05, gas on top) at this table's rate of one
+  // HBAR per US dollar (TokenCreate $1, TokenAssociate/CryptoCreate/FileCreate $0.05, FileDelete $0.007).
+  CONTRACTCREATEINSTANCE: 100_000_000n,
+  CONTRACTCALL: 5_000_000n,
 } as const;
 
 export interface LedgerChainOptions {
@@ -74,6 +80,8 @@ export interface Submission {
   hash: string;
   /** The payer's fee ceiling (the transaction body's `transactionFee`), if it set one. */
   maxFeeTinybar?: bigint;
+  /** The ECDSA key that signed for a hollow payer: handling the transaction makes it the account's key (HIP-583). */
+  completesHollow?: PublicKey;
 }
 
 export interface EthereumSubmission extends Submission {
@@ -92,6 +100,7 @@ export type NativeWork =
 
 type Work =
   | NativeWork
+  | ContractWork
   | { name: 'FILECREATE'; contents: Uint8Array }
   | { name: 'FILEAPPEND'; fileId: string; contents: Uint8Array }
   | { name: 'FILEDELETE'; fileId: string }
@@ -115,6 +124,11 @@ interface Handled {
   /** The full signed transaction (call data from the file included) for Ethereum transactions. */
   eth?: Transaction;
   evmExecuted?: boolean;
+  /** Preceding child records (auto-created accounts, hollow-account completions), in order. */
+  children?: ChildRecord[];
+  /** A consensus-node contract call or creation sent into the EVM. */
+  contractRun?: ContractRun;
+  contractGasUsed?: bigint;
 }
 
 export interface Receipt {
@@ -145,6 +159,11 @@ export class LedgerChain extends EventEmitter implements LedgerView {
   readonly #pendingIds = new Set<string>();
   readonly #onError: (err: unknown) => void;
   #nextNum = FIRST_USER_NUM;
+  readonly #book: AccountBook = {
+    account: (idOrAddress) => this.account(idOrAddress),
+    accounts: () => this.#accounts,
+    register: (a) => this.#register(a),
+  };
   #lock: Promise<unknown> = Promise.resolve();
   #timer: NodeJS.Timeout | undefined;
   #closed = false;
@@ -283,6 +302,12 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     return this.#enqueue(s, work, FEES_TINYBAR[work.name], allowance);
   }
 
+  /** Prechecks and queues a ContractCreate or ContractCall; the payer must cover the fee, the gas and the value sent. */
+  async submitContract(s: Submission, work: ContractWork): Promise<string> {
+    const value = work.name === 'CONTRACTCALL' ? work.amountTinybar : work.initialBalanceTinybar;
+    return this.#enqueue(s, work, FEES_TINYBAR[work.name], work.gas * BigInt(GAS_PRICE_TINYBAR) + value);
+  }
+
   async createFile(s: Submission & { contents: Uint8Array }): Promise<string> {
     return this.#enqueue(s, { name: 'FILECREATE', contents: s.contents }, FEES_TINYBAR.FILECREATE);
   }
@@ -300,7 +325,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
   async #enqueue(s: Submission, work: Work, feeTinybar: bigint, allowanceTinybar = 0n): Promise<string> {
     if (this.#closed) return 'PLATFORM_NOT_ACTIVE';
     const payer = this.#byId.get(s.payer);
-    if (!payer || !this.#keys.has(s.payer)) return 'PAYER_ACCOUNT_NOT_FOUND';
+    if (!payer || !(this.#keys.has(s.payer) || s.completesHollow)) return 'PAYER_ACCOUNT_NOT_FOUND';
     if (this.#pendingIds.has(s.transactionId) || this.#txById.has(s.transactionId)) return 'DUPLICATE_TRANSACTION';
     if (s.maxFeeTinybar !== undefined && s.maxFeeTinybar < feeTinybar) return 'INSUFFICIENT_TX_FEE';
     if ((await this.balanceTinybar(payer)) < feeTinybar + allowanceTinybar) return 'INSUFFICIENT_PAYER_BALANCE';
@@ -365,7 +390,9 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     const block = (await this.evm.request({ method: 'eth_getBlockByNumber', params: ['latest', false] })) as EvmBlock;
     const records: LedgerTransaction[] = [];
     for (const h of handled) {
-      if (h.evmExecuted) await this.#settleEvmResult(h);
+      if (h.contractRun) await this.#settleContract(h);
+      else if (h.evmExecuted) await this.#settleEvmResult(h);
+      for (const child of h.children ?? []) records.push({ ...child, blockNumber: Number(block.number), index: records.length });
       records.push(this.#toRecord(h, Number(block.number), records.length));
       this.#pendingIds.delete(h.item.transactionId);
     }
@@ -382,6 +409,8 @@ export class LedgerChain extends EventEmitter implements LedgerView {
       return;
     }
     await this.#charge(h, item.payer, fee);
+    // Two transactions of one hollow payer may share a block: the first completes it.
+    if (item.completesHollow && !this.#keys.has(item.payer)) this.#completeHollow(h, payer, item.completesHollow);
     switch (item.name) {
       case 'FILECREATE': {
         h.fileId = entityId(this.#nextNum++);
@@ -398,6 +427,9 @@ export class LedgerChain extends EventEmitter implements LedgerView {
       }
       case 'ETHEREUMTRANSACTION':
         return this.#handleEthereum(h, item);
+      case 'CONTRACTCREATEINSTANCE':
+      case 'CONTRACTCALL':
+        return this.#startContract(h, item, payer);
       case 'CRYPTOCREATEACCOUNT': {
         if ((await this.balanceTinybar(payer)) < item.initialBalanceTinybar) {
           h.result = 'INSUFFICIENT_PAYER_BALANCE';
@@ -440,6 +472,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
 
   /** Hbar and token moves of one CryptoTransfer: every check first, then all of it or nothing. */
   async #handleTransfer(h: Handled, item: Pending & { name: 'CRYPTOTRANSFER' }): Promise<void> {
+    if (!(await this.#createAliased(h, item))) return;
     const net = new Map<string, bigint>();
     for (const m of item.hbar) add(net, m.account, m.amount);
     if ([...net.values()].reduce((a, b) => a + b, 0n) !== 0n) {
@@ -483,7 +516,10 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     }
     h.eth = tx;
     const from = tx.from!.toLowerCase();
+    const known = this.account(from);
     this.#seen(from);
+    // The sender's first EthereumTransaction completes a hollow account with the key that signed it (HIP-583).
+    if (known && isHollow(known, this.#keys.get(known.id))) this.#completeHollow(h, known, PublicKey.fromStringECDSA(SigningKey.computePublicKey(tx.fromPublicKey!, true)));
     if (tx.to && !this.#system.isSystemAddress(tx.to, this.#tokens)) this.#seen(tx.to.toLowerCase());
     if (tx.chainId !== 0n && tx.chainId !== BigInt(this.chainId)) {
       h.result = 'WRONG_CHAIN_ID';
@@ -511,6 +547,101 @@ export class LedgerChain extends EventEmitter implements LedgerView {
       h.evmExecuted = true;
     } catch (err) {
       h.result = err instanceof EvmRpcError ? statusForEvmRefusal(err.message) : 'FAIL_INVALID';
+    }
+  }
+
+  /** Creates the accounts of the unused aliases a transfer credits (aliases.ts); false when that fails the transfer. */
+  async #createAliased(h: Handled, item: Pending & { name: 'CRYPTOTRANSFER' }): Promise<boolean> {
+    const aliased = BigInt(item.hbar.filter((m) => isAliasRef(m.account)).length);
+    if (aliased === 0n) return true;
+    // Each creation's fee is charged to the transfer's payer, in the transfer's own record.
+    if ((await this.balanceTinybar(this.#byId.get(item.payer)!)) < aliased * FEES_TINYBAR.CRYPTOCREATEACCOUNT) {
+      h.result = 'INSUFFICIENT_PAYER_BALANCE';
+      return false;
+    }
+    const children = resolveAliases(this.#book, item.hbar, item, timestampString(h.consensusNs));
+    if (typeof children === 'string') {
+      h.result = children;
+      return false;
+    }
+    if (children.length > 0) await this.#charge(h, item.payer, BigInt(children.length) * FEES_TINYBAR.CRYPTOCREATEACCOUNT);
+    this.#precede(h, children);
+    return true;
+  }
+
+  /** Gives a hollow account the key that signed for it; a preceding child records it even if the parent fails. */
+  #completeHollow(h: Handled, account: LedgerAccount, key: PublicKey): void {
+    this.#keys.set(account.id, key);
+    account.publicKey = `0x${key.toStringRaw()}`;
+    this.#precede(h, [hollowCompletion(h.item, account.id)]);
+  }
+
+  /** Places preceding children before their parent: each takes the next nonce and a consensus time before it. */
+  #precede(h: Handled, children: ChildRecord[]): void {
+    for (const child of children) {
+      const list = (h.children ??= []);
+      child.nonce = list.length + 1;
+      child.hash = childHash(h.item.hash, child.nonce);
+      child.consensusTimestamp = timestampString(h.consensusNs);
+      list.push(child);
+      h.consensusNs = this.#clock.next();
+    }
+  }
+
+  /** Sends a consensus-node contract creation or call into the EVM (contracts.ts), from the payer's EVM address. */
+  async #startContract(h: Handled, item: Pending & ContractWork, payer: LedgerAccount): Promise<void> {
+    const gasPriceWeibar = BigInt(GAS_PRICE_TINYBAR) * WEIBAR_PER_TINYBAR;
+    let to: string;
+    let initcode: Buffer | undefined;
+    let data: Uint8Array = new Uint8Array();
+    if (item.name === 'CONTRACTCREATEINSTANCE') {
+      const code = initcodeOf(item, item.fileId ? this.#files.get(item.fileId)?.contents : undefined);
+      if (typeof code === 'string') {
+        h.result = item.fileId && code === 'INVALID_FILE_ID' && this.#files.known(item.fileId) ? 'FILE_DELETED' : code;
+        return;
+      }
+      initcode = code;
+      // The new contract's number is taken now; its account exists once the creation succeeds.
+      to = longZeroAddress(this.#nextNum++);
+    } else {
+      const contract = this.#byId.get(item.contractId);
+      if (!contract || !(await this.#markIfContract(contract.evmAddress))) {
+        h.result = 'INVALID_CONTRACT_ID';
+        return;
+      }
+      to = contract.evmAddress;
+      data = item.functionParameters;
+    }
+    const value = item.name === 'CONTRACTCALL' ? item.amountTinybar : item.initialBalanceTinybar;
+    const run = await startContractRun(this.evm, { from: payer.evmAddress, to, gas: item.gas, valueWeibar: value * WEIBAR_PER_TINYBAR, gasPriceWeibar, data, initcode });
+    if (typeof run === 'string') h.result = run;
+    else h.contractRun = run;
+  }
+
+  /** Reads the mined contract execution: status, gas (charged at the network's gas price), value moved, contract. */
+  async #settleContract(h: Handled): Promise<void> {
+    const item = h.item as Pending & ContractWork;
+    const run = h.contractRun!;
+    const outcome = await settleContractRun(this.evm, run, item.gas);
+    h.result = outcome.result;
+    h.contractGasUsed = outcome.gasUsed;
+    const payer = this.#byId.get(item.payer)!;
+    // The EVM took the gas it counted; what the network counts beyond that (a creation's own costs) is taken here.
+    const extra = (outcome.gasUsed - outcome.evmGasUsed) * BigInt(GAS_PRICE_TINYBAR);
+    if (extra > 0n) await this.#setBalance(payer.evmAddress, (await this.#weibar(payer.evmAddress)) - extra * WEIBAR_PER_TINYBAR);
+    const gasFee = outcome.gasUsed * BigInt(GAS_PRICE_TINYBAR);
+    h.feeTinybar += gasFee;
+    add(h.transfers, item.payer, -gasFee);
+    add(h.transfers, FEE_COLLECTOR_ACCOUNT, gasFee);
+    if (run.creation && h.result === 'SUCCESS') {
+      h.contractId = this.#register({ num: Number(BigInt(run.creation.address)), created: timestampString(h.consensusNs), isContract: true }).id;
+    } else if (item.name === 'CONTRACTCALL') {
+      h.contractId = item.contractId;
+    }
+    const value = item.name === 'CONTRACTCALL' ? item.amountTinybar : item.initialBalanceTinybar;
+    if (h.result === 'SUCCESS' && value > 0n) {
+      add(h.transfers, item.payer, -value);
+      add(h.transfers, h.contractId!, value);
     }
   }
 
@@ -572,6 +703,21 @@ export class LedgerChain extends EventEmitter implements LedgerView {
       record.evmExecuted = h.evmExecuted === true;
       if (h.contractId) record.contractId = h.contractId;
     }
+    if (h.contractRun && (item.name === 'CONTRACTCALL' || item.name === 'CONTRACTCREATEINSTANCE')) {
+      // The mirror node files a consensus-node contract call's result under the first 32 bytes of its hash.
+      record.ethHash = item.hash.slice(0, 66);
+      record.evmHash = h.contractRun.evmHash;
+      record.evmExecuted = true;
+      if (h.contractId) record.contractId = h.contractId;
+      const parameters = item.name === 'CONTRACTCALL' ? item.functionParameters : item.constructorParameters;
+      record.contractCall = {
+        functionParameters: `0x${Buffer.from(parameters).toString('hex')}`,
+        gasLimit: Number(item.gas),
+        amountTinybar: Number(item.name === 'CONTRACTCALL' ? item.amountTinybar : item.initialBalanceTinybar),
+        gasUsed: Number(h.contractGasUsed ?? 0n),
+        ...(h.contractRun.creation ? { initcode: `0x${h.contractRun.creation.initcode.toString('hex')}` } : {}),
+      };
+    }
     return record;
   }
 
@@ -605,7 +751,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
 
   // ----- accounts and balances -----
 
-  #register(a: { num?: number; evmAddress?: string; key?: PublicKey; created: string; isContract?: boolean }): LedgerAccount {
+  #register(a: { num?: number; evmAddress?: string; key?: PublicKey; created: string; isContract?: boolean; alias?: string }): LedgerAccount {
     const num = a.num ?? this.#nextNum++;
     const account: LedgerAccount = {
       id: entityId(num),
@@ -613,6 +759,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
       evmAddress: (a.evmAddress ?? longZeroAddress(num)).toLowerCase(),
       isContract: a.isContract ?? false,
       createdTimestamp: a.created,
+      ...(a.alias ? { alias: a.alias } : {}),
     };
     if (a.key) {
       const raw = `0x${a.key.toStringRaw()}`;

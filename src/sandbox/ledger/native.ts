@@ -7,6 +7,7 @@
 import type { PublicKey } from '@hashgraph/sdk';
 import type { proto } from '@hashgraph/proto';
 import type { NativeWork } from './chain.js';
+import { accountRef } from './aliases.js';
 import { idOf, toBigInt } from './hapi.js';
 import { TOKEN_METHODS, decodeToken, simpleKey } from './tokenDecode.js';
 import type { TokenKeyRole } from './tokens.js';
@@ -42,7 +43,8 @@ export function decodeNative(body: proto.TransactionBody): NativeDecoded | strin
       const t = body.cryptoTransfer!;
       const hbar: Array<{ account: string; amount: bigint; isApproval?: boolean }> = [];
       for (const aa of t.transfers?.accountAmounts ?? []) {
-        const account = idOf(aa.accountID);
+        // An account may be named by alias (HIP-32 key, HIP-583 EVM address): the chain resolves or creates it.
+        const account = accountRef(aa.accountID);
         if (!account) return 'INVALID_ACCOUNT_ID';
         hbar.push({ account, amount: toBigInt(aa.amount), ...(aa.isApproval ? { isApproval: true } : {}) });
       }

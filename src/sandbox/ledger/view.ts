@@ -29,6 +29,11 @@ export interface LedgerAccount {
   /** True for contracts (served under /contracts/{id} as well). */
   isContract: boolean;
   createdTimestamp: string;
+  /**
+   * The alias the account was created under, 0x hex of its bytes: a 20-byte EVM address for a hollow account
+   * (HIP-583), a serialized protobuf `Key` for a key-alias account (HIP-32).
+   */
+  alias?: string;
 }
 
 export interface LedgerBlock {
@@ -62,7 +67,10 @@ export interface LedgerTransaction {
   blockNumber: number;
   /** Position among this block's transactions. */
   index: number;
-  /** For ETHEREUMTRANSACTION: the 32-byte Ethereum hash; the EVM knows the transaction by it. */
+  /**
+   * For ETHEREUMTRANSACTION: the 32-byte Ethereum hash; the EVM knows the transaction by it. For CONTRACTCALL and
+   * CONTRACTCREATEINSTANCE that ran: the first 32 bytes of `hash` (see `evmHash`).
+   */
   ethHash?: string;
   /**
    * For ETHEREUMTRANSACTION: whether the EVM executed it. False when the ledger refused it first (WRONG_NONCE,
@@ -86,6 +94,16 @@ export interface LedgerTransaction {
   transfers: Array<{ account: string; amount: number }>;
   /** 48-byte ledger transaction hash, 0x hex. */
   hash: string;
+  /** A child record's `TransactionID.nonce` (1, 2, ... after its parent's 0); absent for user transactions. */
+  nonce?: number;
+  memo?: string;
+  /**
+   * For CONTRACTCALL and CONTRACTCREATEINSTANCE: the hash the EVM knows the execution by, while `ethHash` is the first
+   * 32 bytes of `hash`, the hash the mirror node files a consensus-node contract call's result under.
+   */
+  evmHash?: string;
+  /** For CONTRACTCALL and CONTRACTCREATEINSTANCE: what the HAPI body asked for (a creation's init code too) and the gas used. */
+  contractCall?: { functionParameters: string; gasLimit: number; amountTinybar: number; gasUsed: number; initcode?: string };
 }
 
 export interface LedgerView extends EventEmitter {

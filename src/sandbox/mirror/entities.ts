@@ -12,8 +12,27 @@ const CONTRACT_PARAM = /^(\d{1,10}\.){0,2}(\d{1,10}|(0x)?[A-Fa-f0-9]{40})$/;
 /** A protobuf `Key` holding a compressed secp256k1 key: field 6 (ECDSASecp256k1), 33 bytes. */
 const ECDSA_KEY_PREFIX = '3a21';
 
+const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+
+/** RFC 4648 base32 without padding, the mirror node's spelling of an alias. */
+export function base32Encode(bytes: Buffer): string {
+  let out = '';
+  let bits = 0;
+  let value = 0;
+  for (const byte of bytes) {
+    value = (value << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      out += BASE32[(value >> bits) & 31];
+    }
+  }
+  if (bits > 0) out += BASE32[(value << (5 - bits)) & 31];
+  return out;
+}
+
 function base32Decode(text: string): Buffer {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  const alphabet = BASE32;
   const bytes: number[] = [];
   let bits = 0;
   let value = 0;
@@ -31,6 +50,8 @@ function base32Decode(text: string): Buffer {
 function byAlias(view: LedgerView, alias: string): LedgerAccount | undefined {
   const hex = base32Decode(alias).toString('hex');
   if (hex.length === 40) return view.account(`0x${hex}`);
+  const aliased = view.accounts().find((a) => a.alias === `0x${hex}`);
+  if (aliased) return aliased;
   if (hex.startsWith(ECDSA_KEY_PREFIX) && hex.length === 70) {
     const key = `0x${hex.slice(4)}`;
     return view.accounts().find((a) => a.publicKey?.toLowerCase() === key);

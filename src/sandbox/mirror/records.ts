@@ -220,7 +220,7 @@ export class EthRecords {
 
   async #traceStateChanges(record: EthRecord): Promise<StateChange[]> {
     if (record.tx.evmExecuted === false) return [];
-    const hash = record.tx.ethHash as string;
+    const hash = record.tx.evmHash ?? (record.tx.ethHash as string);
     const trace = (config: object) => this.view.evm.request({ method: 'debug_traceTransaction', params: [hash, { tracer: 'prestateTracer', ...config }] });
     const [touched, diff] = (await Promise.all([trace({}), trace({ tracerConfig: { diffMode: true } })])) as [Prestate, { post: Prestate }];
     return Object.entries(touched).flatMap(([address, { storage }]) =>
@@ -297,15 +297,18 @@ export class EthRecords {
 
   async #build(tx: LedgerTransaction): Promise<EthRecord> {
     const hash = tx.ethHash as string;
+    // A consensus-node contract call (ContractCall, ContractCreate) ran in the EVM under a hash of the EVM's own.
+    const evmHash = tx.evmHash ?? hash;
+    const hapi = tx.contractCall;
     const evm = this.view.evm;
     // A transaction the ledger refused before execution is unknown to the EVM: its result has no EVM details.
     const [etx, receipt, trace] = (
       tx.evmExecuted === false
         ? [null, null, null]
         : await Promise.all([
-            evm.request({ method: 'eth_getTransactionByHash', params: [hash] }),
-            evm.request({ method: 'eth_getTransactionReceipt', params: [hash] }),
-            evm.request({ method: 'debug_traceTransaction', params: [hash, { tracer: 'callTracer' }] }),
+            evm.request({ method: 'eth_getTransactionByHash', params: [evmHash] }),
+            evm.request({ method: 'eth_getTransactionReceipt', params: [evmHash] }),
+            evm.request({ method: 'debug_traceTransaction', params: [evmHash, { tracer: 'callTracer' }] }),
           ])
     ) as [EvmTransaction | null, EvmReceipt | null, CallFrame | null];
 
@@ -314,13 +317,17 @@ export class EthRecords {
     const block = this.view.blockByNumber(tx.blockNumber);
     const succeeded = tx.result === 'SUCCESS' && receipt?.status === '0x1';
     // A failed creation leaves no contract, though the receipt names the address it would have had.
-    const created = succeeded ? (receipt?.contractAddress?.toLowerCase() ?? null) : null;
+    const hapiCreated = hapi && tx.name === 'CONTRACTCREATEINSTANCE' && tx.contractId ? (this.view.account(tx.contractId)?.evmAddress ?? null) : null;
+    const created = succeeded ? (receipt?.contractAddress?.toLowerCase() ?? hapiCreated) : null;
     const to = etx?.to?.toLowerCase() ?? null;
     const address = created ?? to;
     const contractId = address ? (tx.contractId ?? idOf(address)) : null;
     const contract = contractId ? this.view.account(contractId) : undefined;
-    const output = trace?.output ?? '0x';
-    const type = etx?.type === undefined ? null : hexNumber(etx.type);
+    // A creation's output is the code it deposits; its result shows none, as the network's ContractFunctionResult.
+    const output = hapiCreated ? '0x' : (trace?.output ?? '0x');
+    // A consensus-node call has no Ethereum transaction: its type, nonce, signature and chain id are null.
+    const ethTx = hapi ? null : etx;
+    const type = ethTx?.type === undefined ? null : hexNumber(ethTx.type);
     const dynamicFee = type !== null && type >= 2;
     const firstLogIndex = await this.#firstLogIndex(tx);
     const logs: ResultLog[] = (receipt?.logs ?? []).map((log, i) => ({
@@ -334,18 +341,19 @@ export class EthRecords {
 
     const base: Record<string, unknown> = {
       address: address ? (this.view.account(address)?.evmAddress ?? address) : null,
-      amount: etx ? tinybarNumber(etx.value) : 0,
+      amount: hapi ? hapi.amountTinybar : etx ? tinybarNumber(etx.value) : 0,
       bloom: receipt?.logsBloom ?? '0x',
       call_result: output,
       contract_id: contractId,
-      created_contract_ids: createdAddresses(trace).map(idOf).filter((id): id is string => id !== null),
+      // A consensus-node creation ran as a call: the contract it created leads the list, as CREATE frames would.
+      created_contract_ids: [...(hapiCreated && created ? [created] : []), ...createdAddresses(trace)].map(idOf).filter((id): id is string => id !== null),
       error_message: succeeded ? null : output !== '0x' ? output : tx.result,
       // The real node names the sender and the contract by entity: their long-zero addresses, not their EVM ones.
       from: sender ? longZeroAddress(sender.num) : (etx?.from.toLowerCase() ?? null),
-      function_parameters: etx?.input ?? null,
-      gas_consumed: receipt ? hexNumber(receipt.gasUsed) : null,
-      gas_limit: etx ? hexNumber(etx.gas) : 0,
-      gas_used: receipt ? hexNumber(receipt.gasUsed) : 0,
+      function_parameters: hapi ? hapi.functionParameters : (etx?.input ?? null),
+      gas_consumed: hapi ? hapi.gasUsed : receipt ? hexNumber(receipt.gasUsed) : null,
+      gas_limit: hapi ? hapi.gasLimit : etx ? hexNumber(etx.gas) : 0,
+      gas_used: hapi ? hapi.gasUsed : receipt ? hexNumber(receipt.gasUsed) : 0,
       hash,
       timestamp: tx.consensusTimestamp,
       to: contract ? longZeroAddress(contract.num) : contractId ? longZeroAddress(entityNum(contractId)!) : null,
@@ -353,26 +361,26 @@ export class EthRecords {
     const details: Record<string, unknown> = {
       // Where the signed transaction names a recipient, the detailed views show that address as signed.
       ...(to ? { to } : {}),
-      access_list: (etx?.accessList ?? []).map((e) => ({ address: e.address.toLowerCase(), storage_keys: e.storageKeys.map((k) => k.toLowerCase()) })),
-      ...(etx ? { authorization_list: (etx.authorizationList ?? []).map(authorization) } : {}),
+      access_list: hapi ? [] : (etx?.accessList ?? []).map((e) => ({ address: e.address.toLowerCase(), storage_keys: e.storageKeys.map((k) => k.toLowerCase()) })),
+      ...(ethTx ? { authorization_list: (ethTx.authorizationList ?? []).map(authorization) } : {}),
       block_gas_used: block?.gasUsed ?? null,
       block_hash: block?.hash ?? null,
       block_number: block?.number ?? null,
-      chain_id: etx?.chainId ?? hexQuantity(BigInt(this.view.chainId)),
+      chain_id: hapi ? null : (etx?.chainId ?? hexQuantity(BigInt(this.view.chainId))),
       // A failed transaction's data (for a creation, its init code), as the real node gives it; null otherwise.
-      failed_initcode: !succeeded && etx && etx.input !== '0x' ? etx.input : null,
-      nonce: etx ? hexNumber(etx.nonce) : null,
-      r: etx ? word(etx.r) : null,
+      failed_initcode: !succeeded && ethTx && ethTx.input !== '0x' ? ethTx.input : null,
+      nonce: ethTx ? hexNumber(ethTx.nonce) : null,
+      r: ethTx ? word(ethTx.r) : null,
       result: tx.result,
-      s: etx ? word(etx.s) : null,
+      s: ethTx ? word(ethTx.s) : null,
       status: succeeded ? '0x1' : '0x0',
       transaction_index: tx.index,
-      type: type ?? 0,
-      v: etx ? hexNumber(type === 0 ? etx.v : (etx.yParity ?? etx.v)) : null,
+      type: hapi ? null : (type ?? 0),
+      v: ethTx ? hexNumber(type === 0 ? ethTx.v : (ethTx.yParity ?? ethTx.v)) : null,
     };
     const money: Money | null = etx && {
       value: BigInt(etx.value),
-      gasPrice: dynamicFee ? undefined : optionalBigInt(etx.gasPrice),
+      gasPrice: dynamicFee || hapi ? undefined : optionalBigInt(etx.gasPrice),
       maxFeePerGas: dynamicFee ? optionalBigInt(etx.maxFeePerGas) : undefined,
       maxPriorityFeePerGas: dynamicFee ? optionalBigInt(etx.maxPriorityFeePerGas) : undefined,
     };
@@ -385,7 +393,7 @@ export class EthRecords {
       nextLogIndex: firstLogIndex + logs.length,
       contractId,
       from: etx?.from.toLowerCase() ?? null,
-      ...(created && etx ? { creation: { address: created, initcode: etx.input } } : {}),
+      ...(created && etx ? { creation: { address: created, initcode: hapi?.initcode ?? etx.input } } : {}),
     };
   }
 }

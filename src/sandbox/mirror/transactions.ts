@@ -33,7 +33,7 @@ function transactionBody(tx: LedgerTransaction) {
     consensus_timestamp: tx.consensusTimestamp,
     entity_id: tx.contractId ?? tx.fileId ?? tx.entityId ?? null,
     max_custom_fees: [],
-    memo_base64: null,
+    memo_base64: tx.memo ? Buffer.from(tx.memo).toString('base64') : null,
     name: tx.name,
     nft_transfers: (tx.nftTransfers ?? []).map((n) => ({
       is_approval: n.isApproval,
@@ -43,7 +43,7 @@ function transactionBody(tx: LedgerTransaction) {
       token_id: n.token,
     })),
     node: NODE_ACCOUNT,
-    nonce: 0,
+    nonce: tx.nonce ?? 0,
     parent_consensus_timestamp: null,
     result: tx.result,
     scheduled: false,
