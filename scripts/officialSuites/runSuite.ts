@@ -1,0 +1,96 @@
+/**
+ * One suite against one relay: the suites' own runner (tests/acceptance-runner.ts, through the entry file the scratch
+ * tree holds) under mocha with ts-node, as the relay's `acceptancetest:*` scripts run it (ts-mocha is mocha with
+ * ts-node's register hook), reporting as JSON to a file. The relay's .mocharc.js is not used: it only adds JUnit
+ * reporters and a Node 22 flag that Node 20 refuses.
+ */
+import { spawn } from 'node:child_process';
+import { createWriteStream, existsSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { FRONT_DOOR_URL } from './frontDoor.js';
+import type { RelayUnderTest } from './relays.js';
+import { parseMochaJson, type SuiteResult } from './results.js';
+import type { SandboxInfo } from './sandbox.js';
+import type { Scratch } from './scratch.js';
+import { selectSuite } from './scratch.js';
+import type { Suite } from './suites.js';
+
+export interface RunOptions {
+  scratch: Scratch;
+  sandbox: SandboxInfo;
+  /** The suites' local-acceptance settings (tests/server/localAcceptance.env). */
+  acceptanceEnv: Record<string, string>;
+  logDir: string;
+  /** Prefunded account whose key funds the first account in measurement mode; undefined runs the suites' own set-up. */
+  funderKey?: string;
+  timeoutMs: number;
+}
+
+const FUND_HOOK = path.join(import.meta.dirname, 'fundFirstAccount.cjs');
+
+export function suiteEnv(opts: RunOptions, relay: RelayUnderTest, selection: string): NodeJS.ProcessEnv {
+  const sb = opts.sandbox;
+  return {
+    ...opts.acceptanceEnv,
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    npm_package_version: '0.80.0-SNAPSHOT',
+    TS_NODE_TRANSPILE_ONLY: 'true',
+    TS_NODE_PROJECT: path.join(opts.scratch.tree, 'tsconfig.json'),
+    OFFICIAL_SUITES_SELECTION: selection,
+    OFFICIAL_SUITES_TREE: opts.scratch.tree,
+    ...(opts.funderKey ? { OFFICIAL_SUITES_FUNDER_KEY: opts.funderKey } : {}),
+    // Not http://localhost:7546, which would make the runner start a relay of its own in-process.
+    E2E_RELAY_HOST: FRONT_DOOR_URL,
+    RELAY_ENDPOINT: FRONT_DOOR_URL,
+    WS_RELAY_URL: relay.wsUrl,
+    CHAIN_ID: `0x${sb.chainId.toString(16)}`,
+    HEDERA_NETWORK: JSON.stringify({ [sb.consensus]: '0.0.3' }),
+    MIRROR_NODE_URL: sb.mirrorOrigin,
+    MIRROR_NODE_URL_WEB3: sb.mirrorOrigin,
+    OPERATOR_ID_MAIN: sb.operatorId,
+    OPERATOR_KEY_MAIN: sb.operatorKey,
+    OPERATOR_KEY_FORMAT: 'DER',
+    REDIS_ENABLED: 'false',
+    MEMWATCH_ENABLED: 'false',
+    SUBSCRIPTIONS_ENABLED: 'true',
+    LOG_LEVEL: 'info',
+  };
+}
+
+export async function runSuite(opts: RunOptions, suite: Suite, relay: RelayUnderTest): Promise<SuiteResult> {
+  const selection = selectSuite(opts.scratch.tree, suite.name, suite.file);
+  const stem = `${suite.name.replace(/[^A-Za-z0-9_]/g, '_')}.${relay.name}`;
+  const report = path.join(opts.logDir, `${stem}.json`);
+  rmSync(report, { force: true });
+  const args = [
+    opts.scratch.mocha,
+    '--no-config',
+    '--require',
+    'ts-node/register',
+    ...(opts.funderKey ? ['--require', FUND_HOOK] : []),
+    '--reporter',
+    'json',
+    '--reporter-option',
+    `output=${report}`,
+    '--exit',
+    opts.scratch.entry,
+  ];
+  const log = createWriteStream(path.join(opts.logDir, `${stem}.log`));
+  const child = spawn(process.execPath, args, { cwd: opts.scratch.tree, env: suiteEnv(opts, relay, selection), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout.pipe(log);
+  child.stderr.pipe(log);
+  const timer = setTimeout(() => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }, opts.timeoutMs);
+  const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+  clearTimeout(timer);
+  if (!existsSync(report)) {
+    return { passing: 0, failing: 0, pending: 0, tests: [], crashed: `mocha exited with ${code} and no report (log: ${stem}.log)` };
+  }
+  return parseMochaJson(readFileSync(report, 'utf8'));
+}
