@@ -46,6 +46,9 @@ export function officialRelayEnv(acceptanceEnv: Record<string, string>, sb: Sand
     MEMWATCH_ENABLED: 'false',
     RPC_WS_ENABLED: 'true',
     SUBSCRIPTIONS_ENABLED: 'true',
+    // The relay's default, and what our gateway does. The local-acceptance file turns it off because its suites run the
+    // relay in their own process and turn it on per test; a relay in another process keeps one setting.
+    WS_NEW_HEADS_ENABLED: 'true',
     PRETTY_LOGS_ENABLED: 'false',
     SERVER_HOST: '127.0.0.1',
     SERVER_PORT: String(httpPort),
@@ -60,7 +63,7 @@ export async function startOfficialRelay(relayDir: string, acceptanceEnv: Record
     await proc.stop();
     throw err;
   });
-  return { name: 'official', httpUrl: `http://127.0.0.1:${httpPort}`, wsUrl: `ws://127.0.0.1:${wsPort}`, process: proc, notes: ['debug API on, rate limits off, settings of tests/server/localAcceptance.env'] };
+  return { name: 'official', httpUrl: `http://127.0.0.1:${httpPort}`, wsUrl: `ws://127.0.0.1:${wsPort}`, process: proc, notes: ['debug API on, rate limits off, settings of tests/server/localAcceptance.env, newHeads on'] };
 }
 
 /**
