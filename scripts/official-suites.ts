@@ -7,12 +7,12 @@
  * WebSocket suites as ws:validations. Not part of `npm test`; the README's section on the official relay says how to
  * get what it needs (OFFICIAL_RELAY_DIR, EXECUTION_APIS_DIR, OFFICIAL_SUITES_CACHE).
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { openFrontDoor } from './officialSuites/frontDoor.js';
+import { FRONT_DOOR_PORT, openFrontDoor } from './officialSuites/frontDoor.js';
 import { startOfficialRelay, startOurGateway, type RelayName, type RelayUnderTest } from './officialSuites/relays.js';
 import { summary, writeReport, type Results } from './officialSuites/report.js';
 import { runSuite, type RunOptions } from './officialSuites/runSuite.js';
@@ -51,6 +51,11 @@ async function main(): Promise<number> {
     console.error('conformityTests reads the Ethereum execution-apis vectors: set EXECUTION_APIS_DIR to a checkout of ethereum/execution-apis at the commit the relay pins (see the README)');
     return 2;
   }
+  const hardCoded = suites.filter((s) => s.name === 'conformityTests' || s.name === 'jsonRpcCompliance');
+  if (FRONT_DOOR_PORT !== 7546 && hardCoded.length > 0) {
+    console.error(`${hardCoded.map((s) => s.name).join(' and ')} post to http://127.0.0.1:7546/ whatever E2E_RELAY_HOST says: run them without OFFICIAL_SUITES_PORT`);
+    return 2;
+  }
   const relayNames = values.relays!.split(',') as RelayName[];
   if (relayNames.some((r) => r !== 'official' && r !== 'ours')) throw new Error('--relays takes official, ours or both');
 
@@ -60,12 +65,12 @@ async function main(): Promise<number> {
   const reportFile = path.resolve(values.report ?? path.join(logDir, 'report.json'));
   log(`logs and report in ${logDir}`);
 
-  const scratch = prepareScratch(relayDir, cacheDir, executionApisDir, log);
+  const scratch = prepareScratch(relayDir, cacheDir, logDir, executionApisDir, log);
   const dotenv = createRequire(path.join(scratch.tree, 'package.json'))('dotenv') as { parse(src: string): Record<string, string> };
   const acceptanceEnv = dotenv.parse(readFileSync(path.join(scratch.tree, 'tests', 'server', 'localAcceptance.env'), 'utf8'));
 
   const frontDoor = await openFrontDoor();
-  const stops: Array<() => Promise<void>> = [() => frontDoor.close()];
+  const stops: Array<() => Promise<void>> = [async () => rmSync(scratch.tree, { recursive: true, force: true }), () => frontDoor.close()];
   const stopAll = async () => {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
   };
@@ -78,7 +83,7 @@ async function main(): Promise<number> {
     log(`sandbox: consensus ${sandbox.info.consensus}, mirror ${sandbox.info.mirrorOrigin}, operator ${sandbox.info.operatorId}`);
     const relays: RelayUnderTest[] = [];
     for (const name of relayNames) {
-      const relay = name === 'official' ? await startOfficialRelay(relayDir, acceptanceEnv, sandbox.info, logDir) : await startOurGateway(REPO, sandbox.info, cacheDir, logDir);
+      const relay = name === 'official' ? await startOfficialRelay(relayDir, acceptanceEnv, sandbox.info, logDir) : await startOurGateway(REPO, sandbox.info, logDir, logDir);
       stops.push(() => relay.process.stop());
       relays.push(relay);
       log(`${name}: ${relay.httpUrl.replace(/\/v1\/[^/]+\//, '/v1/<key>/')} (${relay.notes.join('; ')})`);

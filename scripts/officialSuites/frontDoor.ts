@@ -6,7 +6,8 @@
  */
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
-export const FRONT_DOOR_PORT = 7546;
+/** 7546 unless OFFICIAL_SUITES_PORT says otherwise, for a second run beside one on 7546 (of suites that take E2E_RELAY_HOST). */
+export const FRONT_DOOR_PORT = Number(process.env.OFFICIAL_SUITES_PORT ?? 7546);
 export const FRONT_DOOR_URL = `http://127.0.0.1:${FRONT_DOOR_PORT}`;
 
 export interface FrontDoor {

@@ -2,8 +2,9 @@
  * The scratch folder the suites run from, outside the project and outside the relay's checkout (which is only read):
  *   deps/   the suites' test-only packages (mocha, ts-node, chai, ...), installed once at the versions of the relay's
  *           package-lock.json and reinstalled only when those change;
- *   tree/   a fresh copy of the relay's src/, tests/ and docs/ (the specs import the relay's sources), whose node_modules
- *           links every package of the relay's own node_modules, then the test-only ones, then `execution-apis`.
+ *   runs/<time>/tree/   each run's own copy of the relay's src/, tests/ and docs/ (the specs import the relay's
+ *           sources), whose node_modules links every package of the relay's own node_modules, then the test-only
+ *           ones, then `execution-apis`; removed when the run ends, its logs and report kept beside it.
  * The relay's `npm ci` cannot run here as is: its `execution-apis` devDependency is a git URL the registry cannot
  * serve, and the suites use nothing of it but the vectors under tests/, which EXECUTION_APIS_DIR provides.
  */
@@ -67,11 +68,10 @@ import { registerAcceptanceSuite } from './acceptance-runner';
 registerAcceptanceSuite({ testDir: process.env.OFFICIAL_SUITES_SELECTION as string, wsServer: 'never' });
 `;
 
-export function prepareScratch(relayDir: string, cacheDir: string, executionApisDir: string | undefined, log: (line: string) => void): Scratch {
+export function prepareScratch(relayDir: string, cacheDir: string, runDir: string, executionApisDir: string | undefined, log: (line: string) => void): Scratch {
   const depsDir = path.join(cacheDir, 'deps');
   installDeps(relayDir, depsDir, log);
-  const tree = path.join(cacheDir, 'tree');
-  rmSync(tree, { recursive: true, force: true });
+  const tree = path.join(runDir, 'tree');
   for (const part of ['src', 'tests', 'docs', 'package.json', 'tsconfig.json']) cpSync(path.join(relayDir, part), path.join(tree, part), { recursive: true });
   const modules = path.join(tree, 'node_modules');
   mkdirSync(modules);
