@@ -13,7 +13,9 @@ import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symli
 import path from 'node:path';
 
 /** What the specs and their helpers import that the relay's production dependencies lack. */
-const TEST_PACKAGES = ['mocha', 'ts-node', 'typescript', 'chai', 'chai-as-promised', 'chai-exclude', 'sinon', '@octokit/core'];
+// redis-memory-server: tests/relay/helpers.ts imports it for suites that never start it; its binary download is an
+// install script, which --ignore-scripts skips.
+const TEST_PACKAGES = ['mocha', 'ts-node', 'typescript', 'chai', 'chai-as-promised', 'chai-exclude', 'sinon', '@octokit/core', 'redis-memory-server'];
 
 export interface Scratch {
   /** The copy the suites run in. */
