@@ -94,6 +94,17 @@ export async function runSuite(opts: RunOptions, suite: Suite, relay: RelayUnder
   }
   const result = parseMochaJson(readFileSync(report, 'utf8'));
   // The suites' runner requires spec files inside an async describe, where mocha drops a load error: nothing runs.
-  if (result.tests.length === 0) result.crashed = `no test ran: the spec did not load (its error is not reported; log: ${stem}.log)`;
+  if (result.tests.length === 0) result.crashed = `no test ran: the spec did not load: ${await loadError(opts, suite, relay, selection)}`;
   return result;
+}
+
+/** Requires the spec file alone, with mocha's globals as no-ops, to learn why it did not load. */
+async function loadError(opts: RunOptions, suite: Suite, relay: RelayUnderTest, selection: string): Promise<string> {
+  const script = `for (const g of ['describe', 'it', 'before', 'after', 'beforeEach', 'afterEach']) { global[g] = () => {}; global[g].skip = global[g].only = () => {}; }
+try { require(${JSON.stringify(path.join(opts.scratch.tree, suite.file))}); console.log('OFFICIAL_SUITES_LOAD loaded'); } catch (err) { console.log('OFFICIAL_SUITES_LOAD ' + String(err.message).split('\\n')[0]); }`;
+  const child = spawn(process.execPath, ['--require', 'ts-node/register', '-e', script], { cwd: opts.scratch.tree, env: suiteEnv(opts, relay, selection), stdio: ['ignore', 'pipe', 'ignore'] });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+  await new Promise((resolve) => child.once('exit', resolve));
+  return /OFFICIAL_SUITES_LOAD (.*)/.exec(out)?.[1] ?? 'unknown';
 }

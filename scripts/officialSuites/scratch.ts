@@ -1,7 +1,7 @@
 /**
  * The scratch folder the suites run from, outside the project and outside the relay's checkout (which is only read):
- *   deps/   the suites' test-only packages (mocha, ts-node, chai, ...), installed once at the versions of the relay's
- *           package-lock.json and reinstalled only when those change;
+ *   deps/<hash>/   the suites' test-only packages (mocha, ts-node, chai, ...) at the versions of the relay's
+ *           package-lock.json, installed once per set of versions;
  *   runs/<time>/tree/   each run's own copy of the relay's src/, tests/ and docs/ (the specs import the relay's
  *           sources), whose node_modules links every package of the relay's own node_modules, then the test-only
  *           ones, then `execution-apis`; removed when the run ends, its logs and report kept beside it.
@@ -9,13 +9,15 @@
  * serve, and the suites use nothing of it but the vectors under tests/, which EXECUTION_APIS_DIR provides.
  */
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 /** What the specs and their helpers import that the relay's production dependencies lack. */
 // redis-memory-server: tests/relay/helpers.ts imports it for suites that never start it; its binary download is an
 // install script, which --ignore-scripts skips.
-const TEST_PACKAGES = ['mocha', 'ts-node', 'typescript', 'chai', 'chai-as-promised', 'chai-exclude', 'sinon', '@octokit/core', 'redis-memory-server'];
+// ajv, ajv-formats: the conformity batch's response validation.
+const TEST_PACKAGES = ['mocha', 'ts-node', 'typescript', 'chai', 'chai-as-promised', 'chai-exclude', 'sinon', '@octokit/core', 'redis-memory-server', 'ajv', 'ajv-formats'];
 
 export interface Scratch {
   /** The copy the suites run in. */
@@ -36,16 +38,18 @@ function lockVersions(relayDir: string): Record<string, string> {
   );
 }
 
-function installDeps(relayDir: string, depsDir: string, log: (line: string) => void): void {
-  mkdirSync(depsDir, { recursive: true });
+/** Installs the packages once per set of versions, in a folder of its own, so a run in progress never sees a reinstall. */
+function installDeps(relayDir: string, cacheDir: string, log: (line: string) => void): string {
   const manifest = JSON.stringify({ name: 'official-suites-deps', version: '1.0.0', private: true, dependencies: lockVersions(relayDir) }, null, 2);
-  const manifestPath = path.join(depsDir, 'package.json');
+  const depsDir = path.join(cacheDir, 'deps', createHash('sha256').update(manifest).digest('hex').slice(0, 12));
   const stamp = path.join(depsDir, '.installed');
-  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === manifest) return;
+  if (existsSync(stamp)) return depsDir;
   log(`installing the suites' test dependencies into ${depsDir}`);
-  writeFileSync(manifestPath, manifest);
+  mkdirSync(depsDir, { recursive: true });
+  writeFileSync(path.join(depsDir, 'package.json'), manifest);
   execFileSync('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--no-package-lock'], { cwd: depsDir, stdio: 'inherit' });
   writeFileSync(stamp, manifest);
+  return depsDir;
 }
 
 /** Links each package of `from` (scoped ones one by one) into `to`, skipping names already there. */
@@ -71,8 +75,7 @@ registerAcceptanceSuite({ testDir: process.env.OFFICIAL_SUITES_SELECTION as stri
 `;
 
 export function prepareScratch(relayDir: string, cacheDir: string, runDir: string, executionApisDir: string | undefined, log: (line: string) => void): Scratch {
-  const depsDir = path.join(cacheDir, 'deps');
-  installDeps(relayDir, depsDir, log);
+  const depsDir = installDeps(relayDir, cacheDir, log);
   const tree = path.join(runDir, 'tree');
   for (const part of ['src', 'tests', 'docs', 'package.json', 'tsconfig.json']) cpSync(path.join(relayDir, part), path.join(tree, part), { recursive: true });
   const modules = path.join(tree, 'node_modules');
