@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { FRONT_DOOR_URL } from './frontDoor.js';
+import { FRONT_DOOR_PORT, FRONT_DOOR_URL } from './frontDoor.js';
 import type { RelayUnderTest } from './relays.js';
 import { parseMochaJson, type SuiteResult } from './results.js';
 import type { SandboxInfo } from './sandbox.js';
@@ -43,6 +43,8 @@ export function suiteEnv(opts: RunOptions, relay: RelayUnderTest, selection: str
     // Not http://localhost:7546, which would make the runner start a relay of its own in-process.
     E2E_RELAY_HOST: FRONT_DOOR_URL,
     RELAY_ENDPOINT: FRONT_DOOR_URL,
+    // rpc_batch3's parameter-count checks post to http://localhost:<E2E_SERVER_PORT>.
+    E2E_SERVER_PORT: String(FRONT_DOOR_PORT),
     WS_RELAY_URL: relay.wsUrl,
     CHAIN_ID: `0x${sb.chainId.toString(16)}`,
     HEDERA_NETWORK: JSON.stringify({ [sb.consensus]: '0.0.3' }),
