@@ -85,15 +85,19 @@ export async function runSuite(opts: RunOptions, suite: Suite, relay: RelayUnder
   const child = spawn(process.execPath, args, { cwd: opts.scratch.tree, env: suiteEnv(opts, relay, selection), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout.pipe(log);
   child.stderr.pipe(log);
-  const timer = setTimeout(() => {
+  const kill = () => {
     try {
       process.kill(-child.pid!, 'SIGKILL');
     } catch {
       // already gone
     }
-  }, opts.timeoutMs);
+  };
+  const timer = setTimeout(kill, opts.timeoutMs);
+  // The suite runs in its own process group, which an interrupted runner must end too.
+  process.once('exit', kill);
   const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
   clearTimeout(timer);
+  process.off('exit', kill);
   if (!existsSync(report)) {
     return { passing: 0, failing: 0, pending: 0, tests: [], crashed: `mocha exited with ${code} and no report (log: ${stem}.log)` };
   }
