@@ -18,7 +18,7 @@ import { summary, writeReport, type Results } from './officialSuites/report.js';
 import { runSuite, type RunOptions } from './officialSuites/runSuite.js';
 import { startSandbox } from './officialSuites/sandbox.js';
 import { prepareScratch } from './officialSuites/scratch.js';
-import { needsExecutionApis, resolveSuite } from './officialSuites/suites.js';
+import { needsExecutionApis, postsToRelayPort, resolveSuite } from './officialSuites/suites.js';
 import { countsCell } from './officialSuites/results.js';
 
 const REPO = path.resolve(import.meta.dirname, '..');
@@ -52,7 +52,7 @@ async function main(): Promise<number> {
     console.error('conformityTests reads the Ethereum execution-apis vectors: set EXECUTION_APIS_DIR to a checkout of ethereum/execution-apis at the commit the relay pins (see the README)');
     return 2;
   }
-  const hardCoded = suites.filter((s) => s.name === 'conformityTests' || s.name === 'jsonRpcCompliance');
+  const hardCoded = suites.filter(postsToRelayPort);
   if (FRONT_DOOR_PORT !== 7546 && hardCoded.length > 0) {
     console.error(`${hardCoded.map((s) => s.name).join(' and ')} post to http://127.0.0.1:7546/ whatever E2E_RELAY_HOST says: run them without OFFICIAL_SUITES_PORT`);
     return 2;
@@ -73,7 +73,7 @@ async function main(): Promise<number> {
   const frontDoor = await openFrontDoor();
   const stops: Array<() => Promise<void>> = [async () => rmSync(scratch.tree, { recursive: true, force: true }), () => frontDoor.close()];
   const stopAll = async () => {
-    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+    for (const stop of stops.splice(0).reverse()) await stop().catch(() => undefined);
   };
   process.once('SIGINT', () => void stopAll().then(() => process.exit(130)));
   const results: Results = {};

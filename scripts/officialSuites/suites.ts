@@ -24,3 +24,6 @@ export function resolveSuite(name: string, relayDir: string): Suite {
 
 /** The conformity batch reads the Ethereum execution-apis vectors from node_modules/execution-apis. */
 export const needsExecutionApis = (suite: Suite) => suite.name === 'conformityTests';
+
+/** Suites that post to http://127.0.0.1:7546/ (the official relay's port) whatever E2E_RELAY_HOST says. */
+export const postsToRelayPort = (suite: Suite) => suite.name === 'conformityTests' || suite.name === 'jsonRpcCompliance';
