@@ -1,5 +1,5 @@
 /**
- * Mocha's JSON reporter output reduced to what the comparison needs, and the comparison of two relays' results.
+ * The suites' outcomes as jsonLinesReporter.cjs writes them, and the comparison of two relays' results.
  */
 
 export type TestState = 'passed' | 'failed' | 'pending';
@@ -17,21 +17,12 @@ export interface SuiteResult {
   failing: number;
   pending: number;
   tests: TestResult[];
-  /** Set when the run produced no report (mocha could not start, or was killed). */
+  /** Set when the run produced no results (mocha could not start, or the spec did not load). */
   crashed?: string;
 }
 
-interface MochaJsonTest {
-  fullTitle: string;
-  err?: { message?: string };
-}
-
-interface MochaJson {
-  stats: { passes: number; failures: number; pending: number };
-  passes: MochaJsonTest[];
-  failures: MochaJsonTest[];
-  pending: MochaJsonTest[];
-}
+/** A line of jsonLinesReporter.cjs. */
+type ReporterLine = { state: TestState; fullTitle: string; error?: string } | { end: true };
 
 /** The first non-empty line of an error message, with terminal colours removed. */
 export function firstLine(message: string | undefined): string {
@@ -45,17 +36,19 @@ function shortTitle(fullTitle: string): string {
 }
 
 /**
- * Failures include hooks: a failed `before all` hook is one failure, and the tests under it are not run, so they
- * appear nowhere. That is how mocha counts, and the counts are reported as mocha gives them.
+ * Counts as mocha does: failures include hooks (a failed `before all` hook is one failure, and the tests under it are
+ * not run, so they appear nowhere), and a test that calls done() twice is counted as passed and as failed.
  */
-export function parseMochaJson(text: string): SuiteResult {
-  const report = JSON.parse(text) as MochaJson;
-  const tests: TestResult[] = [
-    ...report.passes.map((t) => ({ title: shortTitle(t.fullTitle), state: 'passed' as const })),
-    ...report.failures.map((t) => ({ title: shortTitle(t.fullTitle), state: 'failed' as const, error: firstLine(t.err?.message) })),
-    ...report.pending.map((t) => ({ title: shortTitle(t.fullTitle), state: 'pending' as const })),
-  ];
-  return { passing: report.stats.passes, failing: report.stats.failures, pending: report.stats.pending, tests };
+export function parseReporterLines(text: string): SuiteResult & { ended: boolean } {
+  const lines = text
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as ReporterLine);
+  const tests: TestResult[] = lines.flatMap((l) =>
+    'end' in l ? [] : [{ title: shortTitle(l.fullTitle), state: l.state, ...(l.state === 'failed' ? { error: firstLine(l.error) } : {}) }],
+  );
+  const count = (state: TestState) => tests.filter((t) => t.state === state).length;
+  return { passing: count('passed'), failing: count('failed'), pending: count('pending'), tests, ended: lines.some((l) => 'end' in l) };
 }
 
 export interface Regression {

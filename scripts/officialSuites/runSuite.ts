@@ -1,15 +1,15 @@
 /**
  * One suite against one relay: the suites' own runner (tests/acceptance-runner.ts, through the entry file the scratch
  * tree holds) under mocha with ts-node, as the relay's `acceptancetest:*` scripts run it (ts-mocha is mocha with
- * ts-node's register hook), reporting as JSON to a file. The relay's .mocharc.js is not used: it only adds JUnit
- * reporters and a Node 22 flag that Node 20 refuses.
+ * ts-node's register hook), reporting each outcome as it happens (jsonLinesReporter.cjs). The relay's .mocharc.js is
+ * not used: it only adds JUnit reporters and a Node 22 flag that Node 20 refuses.
  */
 import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { FRONT_DOOR_PORT, FRONT_DOOR_URL } from './frontDoor.js';
 import type { RelayUnderTest } from './relays.js';
-import { parseMochaJson, type SuiteResult } from './results.js';
+import { parseReporterLines, type SuiteResult } from './results.js';
 import type { SandboxInfo } from './sandbox.js';
 import type { Scratch } from './scratch.js';
 import { selectSuite } from './scratch.js';
@@ -29,6 +29,10 @@ export interface RunOptions {
 }
 
 const FUND_HOOK = path.join(import.meta.dirname, 'fundFirstAccount.cjs');
+const REPORTER = path.join(import.meta.dirname, 'jsonLinesReporter.cjs');
+/** The suites' runner logs this in its last hook; some suites' processes never end after it (open handles). */
+const LAST_HOOK_LINE = 'Stop relay';
+const AFTER_LAST_HOOK_MS = 60_000;
 
 export function suiteEnv(opts: RunOptions, relay: RelayUnderTest, selection: string): NodeJS.ProcessEnv {
   const sb = opts.sandbox;
@@ -65,7 +69,7 @@ export function suiteEnv(opts: RunOptions, relay: RelayUnderTest, selection: str
 export async function runSuite(opts: RunOptions, suite: Suite, relay: RelayUnderTest): Promise<SuiteResult> {
   const selection = selectSuite(opts.scratch.tree, suite.name, suite.file);
   const stem = `${suite.name.replace(/[^A-Za-z0-9_]/g, '_')}.${relay.name}`;
-  const report = path.join(opts.logDir, `${stem}.json`);
+  const report = path.join(opts.logDir, `${stem}.jsonl`);
   rmSync(report, { force: true });
   const args = [
     opts.scratch.mocha,
@@ -75,7 +79,7 @@ export async function runSuite(opts: RunOptions, suite: Suite, relay: RelayUnder
     ...(opts.funderKey ? ['--require', FUND_HOOK] : []),
     ...(opts.exclude ? ['--grep', opts.exclude, '--invert'] : []),
     '--reporter',
-    'json',
+    REPORTER,
     '--reporter-option',
     `output=${report}`,
     '--exit',
@@ -83,8 +87,13 @@ export async function runSuite(opts: RunOptions, suite: Suite, relay: RelayUnder
   ];
   const log = createWriteStream(path.join(opts.logDir, `${stem}.log`));
   const child = spawn(process.execPath, args, { cwd: opts.scratch.tree, env: suiteEnv(opts, relay, selection), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout.pipe(log);
-  child.stderr.pipe(log);
+  let lastHookTimer: NodeJS.Timeout | undefined;
+  const watch = (chunk: Buffer) => {
+    log.write(chunk);
+    if (!lastHookTimer && chunk.toString('utf8').includes(LAST_HOOK_LINE)) lastHookTimer = setTimeout(() => kill(), AFTER_LAST_HOOK_MS);
+  };
+  child.stdout.on('data', watch);
+  child.stderr.on('data', watch);
   const kill = () => {
     try {
       process.kill(-child.pid!, 'SIGKILL');
@@ -97,11 +106,14 @@ export async function runSuite(opts: RunOptions, suite: Suite, relay: RelayUnder
   process.once('exit', kill);
   const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
   clearTimeout(timer);
+  clearTimeout(lastHookTimer);
   process.off('exit', kill);
+  log.end();
   if (!existsSync(report)) {
     return { passing: 0, failing: 0, pending: 0, tests: [], crashed: `mocha exited with ${code} and no report (log: ${stem}.log)` };
   }
-  const result = parseMochaJson(readFileSync(report, 'utf8'));
+  const { ended, ...result } = parseReporterLines(readFileSync(report, 'utf8'));
+  if (!ended) process.stdout.write(`[official-suites] ${suite.name} on ${relay.name}: mocha did not end (stopped ${lastHookTimer ? 'a minute after the last hook' : 'at the suite timeout'}); its results so far count\n`);
   // The suites' runner requires spec files inside an async describe, where mocha drops a load error: nothing runs.
   if (result.tests.length === 0) result.crashed = `no test ran: the spec did not load: ${await loadError(opts, suite, relay, selection)}`;
   return result;

@@ -1,5 +1,5 @@
 /**
- * The official-suites runner's reading of its inputs: mocha's JSON report (from a real mocha run) and the banner of
+ * The official-suites runner's reading of its inputs: its reporter's lines (from a real mocha run) and the banner of
  * `npm run sandbox` (from a real sandbox). The runner itself is not part of `npm test`.
  */
 import { execFile } from 'node:child_process';
@@ -10,18 +10,19 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { parseBanner } from '../../scripts/officialSuites/sandbox.js';
-import { failingOnBoth, parseMochaJson, regressions } from '../../scripts/officialSuites/results.js';
+import { failingOnBoth, parseReporterLines, regressions } from '../../scripts/officialSuites/results.js';
 import { sandboxBanner } from '../../src/sandbox/banner.js';
 import { startLedgerSandbox } from '../../src/sandbox/index.js';
 
 const mochaBin = createRequire(import.meta.url).resolve('mocha/bin/mocha.js');
+const reporter = path.resolve(import.meta.dirname, '../../scripts/officialSuites/jsonLinesReporter.cjs');
 
-/** Runs a spec file under mocha with the JSON reporter, as the runner does, and returns the report's text. */
+/** Runs a spec file under mocha with the runner's reporter, as the runner does, and returns what it wrote. */
 async function mochaReport(dir: string, name: string, spec: string): Promise<string> {
   const file = path.join(dir, `${name}.spec.cjs`);
-  const output = path.join(dir, `${name}.json`);
+  const output = path.join(dir, `${name}.jsonl`);
   writeFileSync(file, spec);
-  await promisify(execFile)(process.execPath, [mochaBin, '--no-config', '--reporter', 'json', '--reporter-option', `output=${output}`, file]).catch(() => undefined);
+  await promisify(execFile)(process.execPath, [mochaBin, '--no-config', '--reporter', reporter, '--reporter-option', `output=${output}`, file]).catch(() => undefined);
   return readFileSync(output, 'utf8');
 }
 
@@ -31,7 +32,7 @@ describe('official-suites runner: reading results', function () {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   it('counts passing, failing and pending tests, and lists what passes on the official relay only with our first error line', async function () {
-    const official = parseMochaJson(
+    const official = parseReporterLines(
       await mochaReport(
         dir,
         'official',
@@ -43,7 +44,7 @@ describe('official-suites runner: reading results', function () {
         }));`,
       ),
     );
-    const ours = parseMochaJson(
+    const ours = parseReporterLines(
       await mochaReport(
         dir,
         'ours',
@@ -62,8 +63,8 @@ describe('official-suites runner: reading results', function () {
   });
 
   it('reports the tests a failed set-up kept from running on ours as not run', async function () {
-    const official = parseMochaJson(await mochaReport(dir, 'setup-ok', `describe('x', () => { it('a', () => {}); });`));
-    const ours = parseMochaJson(await mochaReport(dir, 'setup-fails', `describe('x', () => { before(() => { throw new Error('INVALID_ACCOUNT_ID'); }); it('a', () => {}); });`));
+    const official = parseReporterLines(await mochaReport(dir, 'setup-ok', `describe('x', () => { it('a', () => {}); });`));
+    const ours = parseReporterLines(await mochaReport(dir, 'setup-fails', `describe('x', () => { before(() => { throw new Error('INVALID_ACCOUNT_ID'); }); it('a', () => {}); });`));
     expect(ours.tests).to.deep.equal([{ title: 'x "before all" hook for "a"', state: 'failed', error: 'INVALID_ACCOUNT_ID' }]);
     expect(regressions('s', official, ours)).to.deep.equal([{ suite: 's', title: 'x a', error: 'not run' }]);
   });
