@@ -19,7 +19,11 @@ import { decodeSigned, withCallData } from './ethereum.js';
 import { FileStore } from './files.js';
 import { JUMBO_MAX_CALL_DATA_BYTES } from './sizeLimits.js';
 import { SYSTEM_ADMIN_ACCOUNT, TREASURY_ACCOUNT, payerFee } from './superusers.js';
-import { TokenLedger, type LedgerToken, type TokenMove } from './tokens.js';
+import type { LedgerToken, TokenKeyRole, TokenMove, TokenSpec } from './tokens.js';
+import type { NftMove } from './nfts.js';
+import { TOKEN_FEES_TINYBAR, TokenService, type HbarMove, type TokenOutcome, type TokenState, type TokenWork } from './tokenService.js';
+import { publicKeyOf } from './tokenDecode.js';
+import { SystemContracts, type AccountAddresses } from './systemContracts.js';
 import {
   ConsensusClock,
   canonicalTransactionIdString,
@@ -54,6 +58,7 @@ export const FEES_TINYBAR = {
   CRYPTOTRANSFER: 100_000n,
   TOKENCREATION: 100_000_000n,
   TOKENASSOCIATE: 5_000_000n,
+  ...TOKEN_FEES_TINYBAR,
   // The fee schedule's base prices (ContractCreate $1, ContractCall $0.05, gas on top) at this table's rate of one
   // HBAR per US dollar (TokenCreate $1, TokenAssociate/CryptoCreate/FileCreate $0.05, FileDelete $0.007).
   CONTRACTCREATEINSTANCE: 100_000_000n,
@@ -92,9 +97,10 @@ export interface EthereumSubmission extends Submission {
 /** The ledger's own services (accounts, hbar and token transfers, tokens), as opposed to files and the EVM. */
 export type NativeWork =
   | { name: 'CRYPTOCREATEACCOUNT'; key: PublicKey; initialBalanceTinybar: bigint }
-  | { name: 'CRYPTOTRANSFER'; hbar: Array<{ account: string; amount: bigint }>; tokens: TokenMove[] }
-  | { name: 'TOKENCREATION'; token: Omit<LedgerToken, 'id' | 'totalSupply' | 'createdTimestamp'> }
-  | { name: 'TOKENASSOCIATE'; account: string; tokens: string[] };
+  | { name: 'CRYPTOTRANSFER'; hbar: HbarMove[]; tokens: TokenMove[]; nfts: NftMove[] }
+  | { name: 'TOKENCREATION'; token: TokenSpec }
+  | { name: 'TOKENASSOCIATE'; account: string; tokens: string[] }
+  | TokenWork;
 
 type Work =
   | NativeWork
@@ -117,6 +123,8 @@ interface Handled {
   /** The account or token a native transaction created or touched. */
   entityId?: string;
   tokenTransfers?: TokenMove[];
+  /** What a token transaction adds to its record (NFT transfers, a mint's new supply and serials). */
+  tokenRecord?: TokenOutcome['record'];
   /** The full signed transaction (call data from the file included) for Ethereum transactions. */
   eth?: Transaction;
   evmExecuted?: boolean;
@@ -144,7 +152,8 @@ export class LedgerChain extends EventEmitter implements LedgerView {
 
   readonly #clock = new ConsensusClock();
   readonly #files = new FileStore();
-  readonly #tokens = new TokenLedger();
+  readonly #tokens = new TokenService();
+  readonly #system: SystemContracts;
   readonly #accounts: LedgerAccount[] = [];
   readonly #byId = new Map<string, LedgerAccount>();
   readonly #byAddress = new Map<string, LedgerAccount>();
@@ -176,6 +185,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     this.blockIntervalMs = opts.blockIntervalMs ?? 2_000;
     this.jumboTransactions = opts.jumboTransactions ?? true;
     this.#onError = opts.onError ?? ((err) => console.error('ledger sandbox:', err));
+    this.#system = new SystemContracts(evm);
   }
 
   get operator(): { accountId: string; privateKey: PrivateKey } {
@@ -193,6 +203,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
       balances: [{ address: longZeroAddress(entityNum(TREASURY_ACCOUNT)!), balance: TREASURY_WEIBAR }],
     });
     const chain = new LedgerChain(opts.chainId, evm, opts);
+    await chain.#system.install();
     await chain.#genesis(prefunded);
     return chain;
   }
@@ -258,6 +269,15 @@ export class LedgerChain extends EventEmitter implements LedgerView {
   }
   tokenBalances(tokenId: string): ReadonlyMap<string, bigint> {
     return this.#tokens.balances(tokenId);
+  }
+  tokenState(): TokenState {
+    return this.#tokens;
+  }
+
+  /** A token's key of that role, if it has one (what a mint, KYC or freeze change must be signed with). */
+  tokenKey(token: string, role: TokenKeyRole): PublicKey | undefined {
+    const ref = this.#tokens.key(token, role);
+    return ref && publicKeyOf(ref);
   }
 
   /** The key that must sign for an account, if it has one. */
@@ -383,6 +403,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
       }
       handled.push(h);
     }
+    await this.#system.sync(this.#tokens, this.#addresses);
     await this.evm.request({ method: 'evm_mine' });
     const block = (await this.evm.request({ method: 'eth_getBlockByNumber', params: ['latest', false] })) as EvmBlock;
     const records: LedgerTransaction[] = [];
@@ -393,6 +414,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
       records.push(this.#toRecord(h, Number(block.number), records.length));
       this.#pendingIds.delete(h.item.transactionId);
     }
+    await this.#system.absorb(block.number, timestampString(this.#clock.last), this.#tokens, this.#addresses);
     return this.#recordBlock(block, fromNs, this.#clock.next(), records);
   }
 
@@ -438,22 +460,32 @@ export class LedgerChain extends EventEmitter implements LedgerView {
       }
       case 'CRYPTOTRANSFER':
         return this.#handleTransfer(h, item);
-      case 'TOKENCREATION': {
-        const t = item.token;
-        if (!this.#byId.has(t.treasury)) h.result = 'INVALID_TREASURY_ACCOUNT_FOR_TOKEN';
-        else if (!t.name) h.result = 'MISSING_TOKEN_NAME';
-        else if (!t.symbol) h.result = 'MISSING_TOKEN_SYMBOL';
-        if (h.result !== 'SUCCESS') return;
-        h.entityId = entityId(this.#nextNum++);
-        this.#tokens.create({ ...t, id: h.entityId, totalSupply: t.initialSupply, createdTimestamp: timestampString(h.consensusNs) });
-        h.tokenTransfers = t.initialSupply > 0n ? [{ token: h.entityId, account: t.treasury, amount: t.initialSupply }] : [];
-        return;
-      }
+      case 'TOKENCREATION':
+        return this.#tokenOutcome(h, this.#tokens.create(item.token, () => entityId(this.#nextNum++), timestampString(h.consensusNs), this.#exists));
       case 'TOKENASSOCIATE':
         h.entityId = item.account;
-        h.result = this.#byId.has(item.account) ? this.#tokens.associate(item.account, item.tokens) : 'INVALID_ACCOUNT_ID';
+        h.result = this.#byId.has(item.account) ? this.#tokens.associate(item.account, item.tokens, timestampString(h.consensusNs)) : 'INVALID_ACCOUNT_ID';
         return;
+      default:
+        return this.#tokenOutcome(h, this.#tokens.handle(item, item.payer, timestampString(h.consensusNs), this.#exists));
     }
+  }
+
+  readonly #exists = (id: string) => this.#byId.has(id);
+
+  readonly #addresses: AccountAddresses = {
+    addressesOf: (id) => {
+      const account = this.#byId.get(id)!;
+      return [...new Set([account.evmAddress, longZeroAddress(account.num)])];
+    },
+    accountOf: (address) => this.account(address)?.id,
+  };
+
+  #tokenOutcome(h: Handled, outcome: TokenOutcome): void {
+    h.result = outcome.result;
+    if (outcome.entityId) h.entityId = outcome.entityId;
+    if (outcome.tokenTransfers) h.tokenTransfers = outcome.tokenTransfers;
+    if (outcome.record) h.tokenRecord = outcome.record;
   }
 
   /** Hbar and token moves of one CryptoTransfer: every check first, then all of it or nothing. */
@@ -476,9 +508,8 @@ export class LedgerChain extends EventEmitter implements LedgerView {
         return;
       }
     }
-    h.result = this.#tokens.transfer(item.tokens);
+    this.#tokenOutcome(h, this.#tokens.transfer(item, item.payer, timestampString(h.consensusNs)));
     if (h.result !== 'SUCCESS') return;
-    h.tokenTransfers = item.tokens;
     for (const [account, amount] of net) {
       if (amount === 0n) continue;
       const address = this.#byId.get(account)!.evmAddress;
@@ -511,7 +542,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     this.#seen(from);
     // The sender's first EthereumTransaction completes a hollow account with the key that signed it (HIP-583).
     if (known && isHollow(known, this.#keys.get(known.id))) this.#completeHollow(h, known, PublicKey.fromStringECDSA(SigningKey.computePublicKey(tx.fromPublicKey!, true)));
-    if (tx.to) this.#seen(tx.to.toLowerCase());
+    if (tx.to && !this.#system.isSystemAddress(tx.to, this.#tokens)) this.#seen(tx.to.toLowerCase());
     if (tx.chainId !== 0n && tx.chainId !== BigInt(this.chainId)) {
       h.result = 'WRONG_CHAIN_ID';
       return;
@@ -665,6 +696,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     }
     if (receipt.contractAddress) h.contractId = this.#seen(receipt.contractAddress, true).id;
     else if (tx.to && (await this.#markIfContract(tx.to))) h.contractId = this.account(tx.to)!.id;
+    else if (tx.to) h.contractId = this.#system.tokenAt(tx.to, this.#tokens)?.id;
   }
 
   #toRecord(h: Handled, blockNumber: number, index: number): LedgerTransaction {
@@ -683,7 +715,10 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     };
     if (h.fileId) record.fileId = h.fileId;
     if (h.entityId) record.entityId = h.entityId;
-    if (h.tokenTransfers) record.tokenTransfers = h.tokenTransfers.map((t) => ({ token: t.token, account: t.account, amount: Number(t.amount) }));
+    if (h.tokenTransfers) {
+      record.tokenTransfers = h.tokenTransfers.map((t) => ({ token: t.token, account: t.account, amount: Number(t.amount), ...(t.isApproval ? { isApproval: true } : {}) }));
+    }
+    Object.assign(record, h.tokenRecord);
     if (item.name === 'ETHEREUMTRANSACTION') {
       const tx = h.eth ?? item.tx;
       record.ethHash = tx.hash!;

@@ -110,6 +110,10 @@ export async function ingest(chain: LedgerChain, method: string, bytes: Uint8Arr
       if (!signer || !signedBy(signer, bodyBytes, sigMap)) return 'INVALID_SIGNATURE';
     }
     if (!native.keys.every((k) => signedBy(k, bodyBytes, sigMap))) return 'INVALID_SIGNATURE';
+    for (const { token, role } of native.tokenKeys ?? []) {
+      const tokenKey = chain.tokenKey(token, role);
+      if (tokenKey && !signedBy(tokenKey, bodyBytes, sigMap)) return 'INVALID_SIGNATURE';
+    }
     return chain.submitNative(s, native.work);
   }
   if (kind in CONTRACT_METHODS) {

@@ -37,7 +37,28 @@ function receiptOf(tx: LedgerTransaction | undefined, status: string): proto.ITr
   if (tx?.contractId) receipt.contractID = contractIdProto(tx.contractId);
   if (tx?.result === 'SUCCESS' && tx.entityId && tx.name === 'CRYPTOCREATEACCOUNT') receipt.accountID = accountIdProto(tx.entityId);
   if (tx?.result === 'SUCCESS' && tx.entityId && tx.name === 'TOKENCREATION') receipt.tokenID = tokenIdProto(tx.entityId);
+  // TransactionReceipt.newTotalSupply and serialNumbers: what a TokenMint answers.
+  if (tx?.newTotalSupply !== undefined) receipt.newTotalSupply = int64(tx.newTotalSupply);
+  if (tx?.serialNumbers) receipt.serialNumbers = tx.serialNumbers.map((n) => int64(n));
   return receipt;
+}
+
+/** TransactionRecord.tokenTransferLists: one list per token, fungible amounts and NFT serials (a mint's sender unset). */
+function tokenTransferListsOf(tx: LedgerTransaction): proto.ITokenTransferList[] {
+  const lists = new Map<string, proto.ITokenTransferList>();
+  const listOf = (token: string) => lists.get(token) ?? lists.set(token, { token: tokenIdProto(token), transfers: [], nftTransfers: [] }).get(token)!;
+  for (const t of tx.tokenTransfers ?? []) {
+    listOf(t.token).transfers!.push({ accountID: accountIdProto(t.account), amount: int64(t.amount), isApproval: t.isApproval === true });
+  }
+  for (const n of tx.nftTransfers ?? []) {
+    listOf(n.token).nftTransfers!.push({
+      ...(n.sender ? { senderAccountID: accountIdProto(n.sender) } : {}),
+      ...(n.receiver ? { receiverAccountID: accountIdProto(n.receiver) } : {}),
+      serialNumber: int64(n.serial),
+      isApproval: n.isApproval,
+    });
+  }
+  return [...lists.values()];
 }
 
 /** The account an AccountID names, by number or by alias (HIP-32 key, HIP-583 EVM address), as queries accept. */
@@ -62,6 +83,8 @@ async function recordOf(chain: LedgerChain, tx: LedgerTransaction): Promise<prot
     transactionFee: int64(tx.chargedTxFeeTinybar),
     transferList: { accountAmounts: tx.transfers.map((t) => ({ accountID: accountIdProto(t.account), amount: int64(t.amount) })) },
   };
+  const tokenTransferLists = tokenTransferListsOf(tx);
+  if (tokenTransferLists.length) record.tokenTransferLists = tokenTransferLists;
   if (tx.ethHash && !tx.evmHash) record.ethereumHash = Buffer.from(tx.ethHash.slice(2), 'hex');
   // An auto-creation's record carries the alias it was created under: an EVM address in its own field, a key as `alias`.
   const created = tx.nonce && tx.name === 'CRYPTOCREATEACCOUNT' && tx.entityId ? chain.account(tx.entityId) : undefined;

@@ -9,6 +9,7 @@
  */
 import type { EventEmitter } from 'node:events';
 import type { LedgerToken } from './tokens.js';
+import type { TokenState } from './tokenService.js';
 
 /** An EIP-1193 style request into the sandbox's EVM (Hardhat's EDR). */
 export interface EvmRequester {
@@ -83,7 +84,12 @@ export interface LedgerTransaction {
   /** For CRYPTOCREATEACCOUNT and TOKENCREATION: what was created; for TOKENASSOCIATE: the account. */
   entityId?: string;
   /** Token movements in the token's smallest unit, as the mirror node lists them under `token_transfers`. */
-  tokenTransfers?: Array<{ token: string; account: string; amount: number }>;
+  tokenTransfers?: Array<{ token: string; account: string; amount: number; isApproval?: boolean }>;
+  /** NFT serials moved (a mint's sender is null), as the mirror node lists them under `nft_transfers`. */
+  nftTransfers?: Array<{ token: string; serial: number; sender: string | null; receiver: string | null; isApproval: boolean }>;
+  /** For TOKENMINT: the token's supply after it, and the serials it minted (TransactionReceipt fields). */
+  newTotalSupply?: number;
+  serialNumbers?: number[];
   /** Hbar movements in tinybar, as the mirror node lists them under `transfers`. */
   transfers: Array<{ account: string; amount: number }>;
   /** 48-byte ledger transaction hash, 0x hex. */
@@ -121,5 +127,7 @@ export interface LedgerView extends EventEmitter {
   tokens(): readonly LedgerToken[];
   /** A token's associated accounts and their balances. */
   tokenBalances(tokenId: string): ReadonlyMap<string, bigint>;
+  /** Token relationships, NFTs and allowances. */
+  tokenState(): TokenState;
   /** Emits 'block' (LedgerBlock) when a block closes and 'transaction' (LedgerTransaction) as each is recorded. */
 }

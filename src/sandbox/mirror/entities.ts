@@ -5,6 +5,7 @@
 import { invalidParameter, notFound } from './errors.js';
 import type { LedgerAccount, LedgerView } from '../ledger/view.js';
 import { entityNum, evmAddress } from './format.js';
+import { entityId, longZeroNum } from '../ledger/ids.js';
 
 const ACCOUNT_PARAM = /^(\d{1,10}\.){0,2}(\d{1,10}|(0x)?[A-Fa-f0-9]{40}|(?:[A-Z2-7]{8})*(?:[A-Z2-7]{2}|[A-Z2-7]{4,5}|[A-Z2-7]{7,8}))$/;
 const CONTRACT_PARAM = /^(\d{1,10}\.){0,2}(\d{1,10}|(0x)?[A-Fa-f0-9]{40})$/;
@@ -66,6 +67,17 @@ export function lookupEntity(view: LedgerView, name: string): LedgerAccount | un
   if (address) return view.account(address);
   const alias = name.split('.').at(-1) as string;
   return byAlias(view, alias);
+}
+
+/**
+ * The entity an EVM address names in contract results and logs: an account or contract, or a token (whose
+ * long-zero address runs its ERC facade, so its logs carry the token's id as `contract_id`).
+ */
+export function entityIdAt(view: LedgerView, address: string): string | null {
+  const account = view.account(address.toLowerCase());
+  if (account) return account.id;
+  const num = longZeroNum(address);
+  return num === undefined ? null : (view.tokenState().token(entityId(num))?.id ?? null);
 }
 
 /** For `{idOrAliasOrEvmAddress}`: 400 when malformed, 404 when unknown. */

@@ -6,11 +6,14 @@
  * A log's `index` is its position in the block, counted across the block's transactions in consensus order, as the
  * real node's importer numbers `contract_log.index` (one counter per record file, shared by every item of it:
  * RecordFileParser.doParse and RecordItem.getAndIncrementLogIndex; older rows renumbered by
- * ContractLogIndexMigration), which is the Ethereum `logIndex`.
+ * ContractLogIndexMigration), which is the Ethereum `logIndex`. Native token transactions add the importer's
+ * synthetic Transfer logs (syntheticLogs.ts) to the same listing and the same count.
  */
 import { getBytes, keccak256 } from 'ethers';
-import { longZeroAddress } from '../ledger/ids.js';
+import { entityNum, longZeroAddress } from '../ledger/ids.js';
 import type { LedgerTransaction, LedgerView } from '../ledger/view.js';
+import { entityIdAt } from './entities.js';
+import { syntheticTransferLogs } from './syntheticLogs.js';
 import { hexNumber, hexQuantity, timestampNanos, word, tinybarNumber } from './format.js';
 
 interface EvmTransaction {
@@ -168,8 +171,8 @@ export class EthRecords {
   readonly #built = new Map<string, Promise<EthRecord>>();
   readonly #stateChanges = new Map<string, Promise<StateChange[]>>();
   readonly #ethTxs: LedgerTransaction[] = [];
-  /** Position in `#ethTxs` by Ethereum hash, to find the transaction recorded just before one. */
-  readonly #ethPosition = new Map<string, number>();
+  /** Position in the ledger's transaction list by transaction id, to walk back through a block. */
+  readonly #position = new Map<string, number>();
   #scanned = 0;
   readonly #logs: LogRow[] = [];
   #logsIndexed = 0;
@@ -182,16 +185,25 @@ export class EthRecords {
     const all = this.view.transactions();
     for (; this.#scanned < all.length; this.#scanned++) {
       const tx = all[this.#scanned];
-      if (tx.ethHash) this.#ethPosition.set(tx.ethHash, this.#ethTxs.push(tx) - 1);
+      this.#position.set(tx.transactionId, this.#scanned);
+      if (tx.ethHash) this.#ethTxs.push(tx);
     }
     return this.#ethTxs;
   }
 
-  /** The block position of the transaction's first log: where the block's previous Ethereum transaction left off. */
+  /**
+   * The block position of the transaction's first log: where the block's previous Ethereum transaction left off,
+   * plus the synthetic token-transfer logs of the native transactions since (they share the block's counter).
+   */
   async #firstLogIndex(tx: LedgerTransaction): Promise<number> {
-    const txs = this.ethereumTransactions();
-    const previous = txs[(this.#ethPosition.get(tx.ethHash as string) ?? 0) - 1];
-    return previous && previous.blockNumber === tx.blockNumber ? (await this.record(previous)).nextLogIndex : 0;
+    this.ethereumTransactions();
+    const all = this.view.transactions();
+    let synthetic = 0;
+    for (let i = (this.#position.get(tx.transactionId) ?? 0) - 1; i >= 0 && all[i].blockNumber === tx.blockNumber; i--) {
+      if (all[i].ethHash) return synthetic + (await this.record(all[i])).nextLogIndex;
+      synthetic += syntheticTransferLogs(this.view, all[i]).length;
+    }
+    return synthetic;
   }
 
   record(tx: LedgerTransaction): Promise<EthRecord> {
@@ -214,7 +226,7 @@ export class EthRecords {
     return Object.entries(touched).flatMap(([address, { storage }]) =>
       Object.entries(storage ?? {}).map(([slot, read]) => ({
         address: address.toLowerCase(),
-        contract_id: this.view.account(address.toLowerCase())?.id ?? null,
+        contract_id: entityIdAt(this.view, address),
         slot: word(slot),
         value_read: word(read),
         value_written: diff.post[address]?.storage?.[slot] === undefined ? null : word(diff.post[address].storage![slot]),
@@ -227,10 +239,11 @@ export class EthRecords {
     this.#logsUpdate = this.#logsUpdate
       .catch(() => undefined)
       .then(async () => {
-        const txs = this.ethereumTransactions();
-        while (this.#logsIndexed < txs.length) {
-          const record = await this.record(txs[this.#logsIndexed]);
-          this.#logs.push(...this.#logRows(record));
+        this.ethereumTransactions();
+        const all = this.view.transactions();
+        while (this.#logsIndexed < all.length) {
+          const tx = all[this.#logsIndexed];
+          this.#logs.push(...(tx.ethHash ? this.#logRows(await this.record(tx)) : await this.#syntheticRows(tx)));
           this.#logsIndexed++;
         }
       });
@@ -257,6 +270,31 @@ export class EthRecords {
     }));
   }
 
+  /** A native token transaction's synthetic Transfer logs, filed under the token, with the ledger's 48-byte hash. */
+  async #syntheticRows(tx: LedgerTransaction): Promise<LogRow[]> {
+    const logs = syntheticTransferLogs(this.view, tx);
+    if (logs.length === 0) return [];
+    const block = this.view.blockByNumber(tx.blockNumber);
+    const first = await this.#firstLogIndex(tx);
+    return logs.map((log, i) => ({
+      body: {
+        ...log,
+        bloom: logBloom(log),
+        index: first + i,
+        block_hash: block?.hash ?? null,
+        block_number: block?.number ?? null,
+        root_contract_id: log.contract_id,
+        timestamp: tx.consensusTimestamp,
+        transaction_hash: tx.hash,
+        transaction_index: tx.index,
+      },
+      timestamp: timestampNanos(tx.consensusTimestamp),
+      index: first + i,
+      contractId: log.contract_id,
+      ledgerHash: tx.hash,
+    }));
+  }
+
   async #build(tx: LedgerTransaction): Promise<EthRecord> {
     const hash = tx.ethHash as string;
     // A consensus-node contract call (ContractCall, ContractCreate) ran in the EVM under a hash of the EVM's own.
@@ -274,7 +312,7 @@ export class EthRecords {
           ])
     ) as [EvmTransaction | null, EvmReceipt | null, CallFrame | null];
 
-    const idOf = (address: string | null | undefined) => (address ? (this.view.account(address)?.id ?? null) : null);
+    const idOf = (address: string | null | undefined) => (address ? entityIdAt(this.view, address) : null);
     const sender = etx ? this.view.account(etx.from.toLowerCase()) : undefined;
     const block = this.view.blockByNumber(tx.blockNumber);
     const succeeded = tx.result === 'SUCCESS' && receipt?.status === '0x1';
@@ -318,7 +356,7 @@ export class EthRecords {
       gas_used: hapi ? hapi.gasUsed : receipt ? hexNumber(receipt.gasUsed) : 0,
       hash,
       timestamp: tx.consensusTimestamp,
-      to: contract ? longZeroAddress(contract.num) : null,
+      to: contract ? longZeroAddress(contract.num) : contractId ? longZeroAddress(entityNum(contractId)!) : null,
     };
     const details: Record<string, unknown> = {
       // Where the signed transaction names a recipient, the detailed views show that address as signed.
