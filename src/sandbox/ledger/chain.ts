@@ -19,9 +19,10 @@ import { decodeSigned, withCallData } from './ethereum.js';
 import { FileStore } from './files.js';
 import { JUMBO_MAX_CALL_DATA_BYTES } from './sizeLimits.js';
 import { SYSTEM_ADMIN_ACCOUNT, TREASURY_ACCOUNT, payerFee } from './superusers.js';
-import type { LedgerToken, TokenKeyRole, TokenMove, TokenSpec } from './tokens.js';
-import type { NftMove } from './nfts.js';
-import { TOKEN_FEES_TINYBAR, TokenService, type HbarMove, type TokenOutcome, type TokenState, type TokenWork } from './tokenService.js';
+import type { LedgerToken, TokenKeyRole, TokenMove } from './tokens.js';
+import { TOKEN_FEES_TINYBAR, TokenService, type TokenOutcome } from './tokenService.js';
+import type { TokenState } from './tokenState.js';
+import type { NativeWork } from './nativeWork.js';
 import { publicKeyOf } from './tokenDecode.js';
 import { SystemContracts, type AccountAddresses } from './systemContracts.js';
 import {
@@ -93,14 +94,6 @@ export interface EthereumSubmission extends Submission {
   callDataFileId?: string;
   maxGasAllowanceTinybar: bigint;
 }
-
-/** The ledger's own services (accounts, hbar and token transfers, tokens), as opposed to files and the EVM. */
-export type NativeWork =
-  | { name: 'CRYPTOCREATEACCOUNT'; key: PublicKey; initialBalanceTinybar: bigint }
-  | { name: 'CRYPTOTRANSFER'; hbar: HbarMove[]; tokens: TokenMove[]; nfts: NftMove[] }
-  | { name: 'TOKENCREATION'; token: TokenSpec }
-  | { name: 'TOKENASSOCIATE'; account: string; tokens: string[] }
-  | TokenWork;
 
 type Work =
   | NativeWork
