@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import yaml from 'js-yaml';
 import { eventually, RedisChild } from '../limits/support.js';
-import { freePort } from '../support/ports.js';
+import { onFreePort } from '../support/ports.js';
 import { needTool, TOOLS } from '../support/services.js';
 import { Client } from './wsClient.js';
 
@@ -22,6 +22,7 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const CHAIN_ID = 11155111;
 const hashOf = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
 const hex = (n: number) => `0x${n.toString(16)}`;
+const LOG_ADDRESS = '0x00000000000000000000000000000000000004d2';
 
 /**
  * An EVM node that grows one block per `advance()`; counts eth_blockNumber calls by the path they came on (one path
@@ -64,8 +65,23 @@ class Chain {
         if (n > this.head) return null;
         return { number: hex(n), hash: hashOf(n), parentHash: hashOf(n - 1), timestamp: hex(1_700_000_000 + n), transactions: [], uncles: [] };
       }
-      case 'eth_getLogs':
-        return [];
+      case 'eth_getLogs': {
+        // One log per block, so a logs subscriber sees every block's.
+        const { fromBlock, toBlock } = call.params[0];
+        const from = Number(BigInt(fromBlock));
+        const to = Math.min(this.head, Number(BigInt(toBlock)));
+        return Array.from({ length: Math.max(0, to - from + 1) }, (_, k) => ({
+          address: LOG_ADDRESS,
+          topics: [hashOf(from + k)],
+          data: '0x',
+          blockNumber: hex(from + k),
+          blockHash: hashOf(from + k),
+          transactionHash: hashOf(from + k + 1_000_000),
+          transactionIndex: '0x0',
+          logIndex: '0x0',
+          removed: false,
+        }));
+      }
       default:
         return null;
     }
@@ -98,7 +114,11 @@ async function startInstance(name: string, dir: string, upstream: string, redisU
       upstreamHealth: { probeIntervalMs: 3_600_000 },
     }),
   );
-  const port = await freePort();
+  return onFreePort((port) => spawnInstance(name, config, port, dir));
+}
+
+/** Rejects when the gateway exits before it serves (its port, or PORT + 1, taken meanwhile): tried again on another. */
+async function spawnInstance(name: string, config: string, port: number, dir: string): Promise<Instance> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: root,
     env: { PATH: process.env.PATH, LOG_LEVEL: 'info', GATEWAY_CONFIG: config, PORT: String(port), DATA_DIR: join(dir, `${name}-data`) },
@@ -109,7 +129,10 @@ async function startInstance(name: string, dir: string, upstream: string, redisU
   child.stderr!.on('data', (d) => (output += d));
   await eventually(() => /Demo API key:\s+\S+/.test(output) || child.exitCode !== null, `${name} to start`, 2_400);
   const key = /Demo API key:\s+(\S+)/.exec(output)?.[1];
-  if (!key) throw new Error(`${name} did not start:\n${output}`);
+  if (!key) {
+    child.kill('SIGKILL');
+    throw new Error(`${name} did not start:\n${output}`);
+  }
   return { name, child, base: `http://127.0.0.1:${port}`, key, output: () => output };
 }
 
@@ -150,17 +173,25 @@ describe('live: one follower per network across instances on one Redis', functio
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  /** Three instances, each with one newHeads subscriber; the chain grows a block every 150 ms. */
-  async function threeSubscribed(): Promise<{ clients: Client[]; subs: string[] }> {
+  /** Three instances, each with a newHeads and a logs subscriber; the chain grows a block every 150 ms. */
+  async function threeSubscribed(): Promise<{ clients: Client[]; subs: string[]; logSubs: string[] }> {
     instances = await Promise.all(['i0', 'i1', 'i2'].map((name) => startInstance(name, dir, upstream, redis.url)));
     const clients = await Promise.all(instances.map((i) => Client.open(`${i.base.replace(/^http/, 'ws')}/ethereum-sepolia/v1/${i.key}/rpc`)));
     const subs = await Promise.all(clients.map(async (c) => (await c.call('eth_subscribe', ['newHeads'])).result as string));
+    const logSubs = await Promise.all(clients.map(async (c) => (await c.call('eth_subscribe', ['logs', { address: LOG_ADDRESS }])).result as string));
     grow = setInterval(() => chain.head++, 150);
-    return { clients, subs };
+    return { clients, subs, logSubs };
+  }
+
+  /** The block numbers a subscription received, which must be consecutive: each block once, in order. */
+  function consecutive(client: Client, sub: string, what: string): number[] {
+    const seen = client.notifications(sub).map((r) => Number(BigInt(r.number ?? r.blockNumber)));
+    expect(seen, what).to.deep.equal(Array.from({ length: seen.length }, (_, k) => seen[0] + k));
+    return seen;
   }
 
   it('one instance polls the upstream; after a kill -9 of it another takes over, and a subscriber elsewhere gets every block once', async () => {
-    const { clients, subs } = await threeSubscribed();
+    const { clients, subs, logSubs } = await threeSubscribed();
     // Settle: the lease is taken and every subscriber has seen blocks.
     await eventually(() => clients.every((c, i) => c.notifications(subs[i]).length >= 5), 'blocks at every instance', 2_400);
 
@@ -174,7 +205,7 @@ describe('live: one follower per network across instances on one Redis', functio
     const seconds = ((chain.head - headBefore) * 150) / 1_000;
     console.log(`      upstream eth_blockNumber polls/s with 3 instances: ${((chain.pollsBy(`/${leader.name}`) - before[instances.indexOf(leader)]) / seconds).toFixed(1)}`);
 
-    const watchers = instances.map((i, n) => ({ i, client: clients[n], sub: subs[n] })).filter((w) => w.i !== leader);
+    const watchers = instances.map((i, n) => ({ i, client: clients[n], sub: subs[n], logSub: logSubs[n] })).filter((w) => w.i !== leader);
     await stop(leader);
     const killedAt = chain.head;
     await eventually(() => chain.head >= killedAt + 20, 'twenty blocks after the kill', 2_400);
@@ -187,19 +218,19 @@ describe('live: one follower per network across instances on one Redis', functio
     expect(nowPolled).to.have.length(1);
 
     for (const w of watchers) {
-      const seen = numbers(w.client.notifications(w.sub));
-      const first = seen[0];
-      const expected = Array.from({ length: seen.at(-1)! - first + 1 }, (_, k) => first + k);
-      // Every block exactly once and in order, across the hand-over.
-      expect(seen, `blocks at ${w.i.name}`).to.deep.equal(expected);
+      // Every block exactly once and in order, across the hand-over, and the log of each.
+      const seen = consecutive(w.client, w.sub, `blocks at ${w.i.name}`);
       expect(seen.at(-1)).to.be.greaterThan(killedAt + 10);
       for (const h of w.client.notifications(w.sub)) expect(h.hash).to.equal(hashOf(Number(BigInt(h.number))));
+      const logged = consecutive(w.client, w.logSub, `logs at ${w.i.name}`);
+      expect(logged[0]).to.be.at.most(killedAt);
+      expect(logged.at(-1)).to.be.greaterThan(killedAt + 10);
     }
     clients.forEach((c) => c.close());
   });
 
   it('Redis lost: each instance follows the chain on its own, says so, and rejoins the shared stream without duplicates', async () => {
-    const { clients, subs } = await threeSubscribed();
+    const { clients, subs, logSubs } = await threeSubscribed();
     await eventually(() => clients.every((c, i) => c.notifications(subs[i]).length >= 3), 'blocks at every instance', 2_400);
     await redis.down();
     const downAt = chain.head;
@@ -217,9 +248,10 @@ describe('live: one follower per network across instances on one Redis', functio
     expect(instances.filter((i, n) => chain.pollsBy(`/${i.name}`) > after[n])).to.have.length(1);
     for (const i of instances) expect(i.output()).to.match(/cannot reach Redis; following the chain on its own/);
     clients.forEach((c, n) => {
-      const seen = numbers(c.notifications(subs[n]));
-      expect(seen, `blocks at ${instances[n].name}`).to.deep.equal(Array.from({ length: seen.length }, (_, k) => seen[0] + k));
+      const seen = consecutive(c, subs[n], `blocks at ${instances[n].name}`);
+      expect(seen[0]).to.be.below(downAt);
       expect(seen.at(-1)).to.be.greaterThan(upAt + 5);
+      consecutive(c, logSubs[n], `logs at ${instances[n].name}`);
       c.close();
     });
   });
