@@ -5,6 +5,7 @@
  * wants logs, one eth_getLogs over the new blocks, matched against each subscription in-process.
  */
 import type { Logger } from 'pino';
+import { isGatewayError } from '../errors.js';
 import { rpcSubscriptions } from '../metrics.js';
 import { matches, type ChainLog } from './criteria.js';
 import type { SeenBlock } from './filterStore.js';
@@ -190,6 +191,8 @@ export class NetworkFeed {
         this.failing = false;
         return;
       } catch (err) {
+        // The chain could not be read (a GatewayError, as sources throw): retried as ever, still on the shared stream.
+        if (isGatewayError(err)) throw err;
         if (!this.solo) this.opts.logger?.warn({ err, network: this.opts.network }, 'live feed cannot reach Redis; following the chain on its own until it can');
         this.solo = true;
         this.lead = undefined;
