@@ -11,7 +11,7 @@ import { matches, type ChainLog } from './criteria.js';
 import type { SeenBlock } from './filterStore.js';
 import { MAX_BLOCKS_PER_POLL } from './pollSize.js';
 import type { Batch, SharedFollower } from './sharedFollower.js';
-import { advance, removedLogs, type BlockHeader, type ChainSource } from './source.js';
+import { advance, numberOf, removedLogs, type BlockHeader, type ChainSource } from './source.js';
 import type { SubscriptionKind, SubscriptionRequest } from './subscriptionParams.js';
 
 export type { SubscriptionKind };
@@ -55,7 +55,6 @@ export interface FeedOptions {
 }
 
 type Delivery = Pick<Batch, 'added' | 'logs' | 'removed'>;
-const numberOf = (value: { number: string } | { blockNumber: string }) => Number(BigInt('number' in value ? value.number : value.blockNumber));
 
 export class NetworkFeed {
   private readonly subscribers = new Set<Subscriber>();
@@ -235,8 +234,8 @@ export class NetworkFeed {
     for (const { id, batch } of await shared.read(this.streamId)) {
       if (this.cursor === undefined) return;
       this.streamId = id;
-      const first = batch.added[0] && numberOf(batch.added[0]);
-      if (first && batch.removed.length === 0 && first > this.cursor + 1) await this.fill(this.cursor + 1, first - 1, wantLogs);
+      const first = batch.added.length > 0 ? numberOf(batch.added[0]) : undefined;
+      if (first !== undefined && batch.removed.length === 0 && first > this.cursor + 1) await this.fill(this.cursor + 1, first - 1, wantLogs);
       await this.deliver(this.unseen(batch));
     }
   }
