@@ -441,6 +441,14 @@ export const configSchema = z.object({
         .default(1_000)
         .describe('How often a network with eth_subscribe subscribers asks its upstream for a new block (one poller per network)'),
       filterTimeoutMs: z.number().int().positive().default(300_000).describe('A filter not polled for this long is removed, as in geth'),
+      leaseMs: z
+        .number()
+        .int()
+        .min(300)
+        .default(2_500)
+        .describe(
+          'With limits.redisUrl, one instance follows each network for all of them, under a Redis lease of this length; when it dies another takes over within about this long',
+        ),
     })
     .prefault({}),
   relay: z
