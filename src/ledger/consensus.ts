@@ -10,6 +10,7 @@ import { GatewayError, hidingCause } from '../errors.js';
 import { consensusSubmissions } from '../metrics.js';
 import type { LedgerConfig } from '../config/schema.js';
 import { onFirstUse } from '../startOnce.js';
+import { splitCallData } from './envelope.js';
 
 /** Call data above this many bytes goes through the file service (a ledger transaction is at most 6 KiB). */
 export const FILE_THRESHOLD_BYTES = 5_120;
@@ -87,17 +88,17 @@ class ConsensusClient {
 
   /** Submits and waits for the receipt. Throws SUBMISSION_FAILED when the network did not run the transaction. */
   async submitEthereum(raw: Uint8Array): Promise<Submission> {
-    const { EthereumTransaction, EthereumTransactionData, PrecheckStatusError, ReceiptStatusError } = this.sdk;
+    const { EthereumTransaction, PrecheckStatusError, ReceiptStatusError } = this.sdk;
     try {
-      const ethData = EthereumTransactionData.fromBytes(raw);
       const tx = new EthereumTransaction();
+      const { callData, withoutCallData } = splitCallData(raw);
       let callDataFileId: FileId | undefined;
-      if (ethData.callData.length > FILE_THRESHOLD_BYTES) {
-        callDataFileId = await this.uploadCallData(ethData.callData);
-        ethData.callData = new Uint8Array();
+      if (callData.length > FILE_THRESHOLD_BYTES) {
+        callDataFileId = await this.uploadCallData(callData);
         tx.setCallDataFileId(callDataFileId);
       }
-      tx.setEthereumData(ethData.toBytes());
+      // Small call data stays in the envelope, submitted exactly as the sender signed it.
+      tx.setEthereumData(callDataFileId ? withoutCallData : raw);
       const response = await tx.execute(this.client);
       const transactionId = response.transactionId.toString();
       let status: string;
