@@ -39,6 +39,7 @@ import type { RpcBackend } from './rpc/answer.js';
 import { EvmForwarder } from './rpc/evmForwarder.js';
 import { MethodPolicy } from './rpc/methodPolicy.js';
 import { createRpcHandler } from './rpc/handler.js';
+import { ALWAYS_200, ledgerStatusRule } from './rpc/httpStatus.js';
 import { UpstreamPool } from './rpc/upstreamPool.js';
 import { publicUrls, type PublicUrls } from './publicUrls.js';
 import { startOnce } from './startOnce.js';
@@ -128,11 +129,13 @@ export async function startGateway(config: Config, opts: GatewayOptions = {}): P
   ];
   const ops = createOps({ registry, checks: readiness, isDraining: () => edge.isDraining, publicToken: config.ops.token });
   const usageSources = { store: keyStore, unflushed: (keyId: string) => limiter.unflushedUsage?.(keyId) ?? [] };
+  const ledgerRule = ledgerStatusRule(config.relay);
   const handlers: Partial<Record<ApiKind, ApiHandler>> = {
     rpc: createRpcHandler({
       backendFor: (n) => backends.for(n),
       limiter,
       maxBatch: config.server.maxBatchSize,
+      statusRuleFor: (n) => (n.chain.kind === 'ledger' ? ledgerRule : ALWAYS_200),
       debugPlans: debugPlans(config.plans),
       sockets: {
         feedFor: (n) => backends.feed(n),

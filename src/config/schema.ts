@@ -373,6 +373,21 @@ export const configSchema = z.object({
       mirrorTimeoutMs: z.number().int().positive().default(5_000).describe('Timeout of one mirror-node request'),
       mirrorRetries: z.number().int().min(0).default(2).describe('Retries of a failed mirror-node lookup'),
       mirrorTotalMs: z.number().int().positive().default(15_000).describe('Bound on all attempts of one mirror-node lookup'),
+      httpErrorMapping: z
+        .enum(['always-200', 'official'])
+        .default('always-200')
+        .describe(
+          "HTTP status of the ledger relay's JSON-RPC errors. always-200: every JSON-RPC error answers 200, so ethers v6 shows its code and message. official: the official hiero relay's mapping (400 for request, params and method errors, 200 for reverts, 429 for limits, 500 for internal and mirror-node failures; a batch answers 200)",
+        ),
+      onValidRequestErrorStatus: z
+        .number()
+        .int()
+        .min(200)
+        .max(599)
+        .default(400)
+        .describe(
+          "With httpErrorMapping official: the status that replaces 400 for an error answered to a well-formed request (the official relay's ON_VALID_JSON_RPC_HTTP_RESPONSE_STATUS_CODE); parse errors and invalid requests keep 400",
+        ),
     })
     .prefault({}),
   rpcPolicy: z

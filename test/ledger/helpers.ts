@@ -10,6 +10,8 @@ export const RELAY_DEFAULTS: Config['relay'] = {
   mirrorTimeoutMs: 2_000,
   mirrorRetries: 2,
   mirrorTotalMs: 5_000,
+  httpErrorMapping: 'always-200',
+  onValidRequestErrorStatus: 400,
 };
 
 export function testRelay(chainId: number, ledger: Partial<LedgerConfig> & { mirrorUrl: string }, relay: Partial<Config['relay']> = {}): LedgerRelay {
