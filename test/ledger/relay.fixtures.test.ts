@@ -264,6 +264,36 @@ describe('ledger relay on real mirror-node example responses', () => {
     }
   });
 
+  it('a param past those a method takes is -32602, a trailing null too, as in the official relay', async () => {
+    // The official acceptance suite's cases (rpc_batch3, "trailing null").
+    const hash = `0x${'4c'.repeat(32)}`;
+    const address = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
+    for (const [method, params] of [
+      ['eth_getBalance', [address, '0x12', null]],
+      ['eth_getCode', [address, '0x12', null]],
+      ['eth_getBlockByHash', [hash, false, null]],
+      ['eth_getBlockByNumber', ['0x12', false, null]],
+      ['eth_getBlockTransactionCountByHash', [hash, null]],
+      ['eth_getBlockTransactionCountByNumber', ['0x12', null]],
+      ['eth_getTransactionByBlockHashAndIndex', [hash, '0x1', null]],
+      ['eth_getTransactionByBlockNumberAndIndex', ['0x12', '0x1', null]],
+      ['eth_getTransactionCount', [address, '0x12', null]],
+      ['eth_sendRawTransaction', ['0x00', null]],
+      ['eth_call', [{ to: address, data: '0x' }, 'latest', {}, null]],
+      ['eth_getTransactionByHash', [hash, null]],
+      ['eth_getTransactionReceipt', [hash, null]],
+      ['eth_getLogs', [{ address }, null]],
+      ['eth_getBlockReceipts', ['0x12', null]],
+    ] as const) {
+      const outcome = await call(relay, method, params);
+      expect(outcome, `${method} ${JSON.stringify(params)}`).to.have.nested.property('error.code', -32602);
+      expect((outcome as any).error.message, method).to.match(/^Invalid params: expected at most \d params?, got \d$/);
+    }
+    // A method that takes none still accepts [null], and an omitted optional argument may be null.
+    expect(await result(relay, 'eth_chainId', [null])).to.equal('0x128');
+    expect(await result(relay, 'eth_getBalance', [address, null])).to.match(/^0x/);
+  });
+
   it('`latest` is reused for relay.latestCacheMs, then read again', async () => {
     const cached = testRelay(296, { mirrorUrl: mirror.url }, { latestCacheMs: 60_000 });
     try {
