@@ -98,6 +98,7 @@ export const ERRORS = {
   TOO_MANY_RUNNING_SUBSCRIPTIONS: entry(429, -32005, 'RATE_LIMITED', 'Limit exceeded: running GraphQL subscriptions for this key; complete one before starting another'),
   // Filters and WebSocket subscriptions (geth's words where geth has them).
   FILTER_NOT_FOUND: entry(200, -32000, 'BAD_USER_INPUT', 'filter not found'),
+  LEDGER_FILTER_NOT_FOUND: entry(200, -32001, 'BAD_USER_INPUT', 'Filter not found'),
   TOO_MANY_FILTERS: entry(200, -32005, 'RATE_LIMITED', 'Limit exceeded: filters installed for this key; uninstall one (eth_uninstallFilter) or let one expire'),
   FILTERS_UNAVAILABLE: entry(503, -32603, 'SERVICE_UNAVAILABLE', 'Filter store unavailable; try again shortly'),
   SUBSCRIPTION_NOT_FOUND: entry(200, -32000, 'BAD_USER_INPUT', 'subscription not found'),

@@ -69,7 +69,9 @@ export function createLedgerRelay(opts: LedgerRelayOptions): LedgerRelay {
   // Filters read the chain with the relay's own methods (eth_blockNumber, eth_getBlockByNumber, eth_getLogs), which
   // use no per-call context and no filters.
   const readEnv = envOf({ requestId: 'filters' } as CallContext, undefined);
-  const filters = service.on(opts.network ?? `chain-${opts.chainId}`, rpcSource(directCaller((c) => METHODS[c.method](c.params, readEnv))));
+  // An unknown filter is worded as the official relay words it (its FilterService).
+  const source = rpcSource(directCaller((c) => METHODS[c.method](c.params, readEnv)));
+  const filters = service.on(opts.network ?? `chain-${opts.chainId}`, source, 'LEDGER_FILTER_NOT_FOUND');
   readEnv.filters = filters;
 
   return {

@@ -186,13 +186,6 @@ describe('ledger relay on real mirror-node example responses', () => {
   });
 
   describe('differences from the official relay (docs/relay-differences.md)', () => {
-    it('uncle counts: 0x0 for an existing block, null for an unknown one', async () => {
-      expect(await result(relay, 'eth_getUncleCountByBlockNumber', ['0x12'])).to.equal('0x0');
-      expect(await result(relay, 'eth_getUncleCountByBlockNumber', ['0x99'])).to.equal(null);
-      expect(await result(relay, 'eth_getUncleCountByBlockHash', [`0x${'ab'.repeat(32)}`])).to.equal(null);
-      expect(await result(relay, 'eth_getUncleByBlockNumberAndIndex', ['0x12', '0x0'])).to.equal(null);
-    });
-
     it('a receipt’s logs carry their block’s timestamp, not the transaction’s own second', async () => {
       const receipt = (await result(relay, 'eth_getTransactionReceipt', [RESULT_DETAILS.hash])) as any;
       const block = (await result(relay, 'eth_getBlockByNumber', [receipt.blockNumber, false])) as any;
@@ -205,6 +198,22 @@ describe('ledger relay on real mirror-node example responses', () => {
     const tx = valid('eth_getTransactionByBlockNumberAndIndex', await result(relay, 'eth_getTransactionByBlockNumberAndIndex', ['0x13', '0x1'])) as any;
     expect(tx.hash).to.equal(RESULTS[0].hash);
     expect(await result(relay, 'eth_getTransactionByBlockNumberAndIndex', ['0x13', '0x7'])).to.equal(null);
+  });
+
+  it('uncles as the official relay answers them: 0x0 uncles for any block, known or not, none at any index, params optional', async () => {
+    const unknown = `0x${'ab'.repeat(32)}`;
+    expect(await result(relay, 'eth_getUncleCountByBlockNumber', ['0x12'])).to.equal('0x0');
+    expect(await result(relay, 'eth_getUncleCountByBlockNumber', ['0x99'])).to.equal('0x0');
+    expect(await result(relay, 'eth_getUncleCountByBlockHash', [unknown])).to.equal('0x0');
+    expect(await result(relay, 'eth_getUncleByBlockNumberAndIndex', ['0x12', '0x0'])).to.equal(null);
+    for (const method of ['eth_getUncleCountByBlockNumber', 'eth_getUncleCountByBlockHash']) expect(await result(relay, method, [])).to.equal('0x0');
+    for (const method of ['eth_getUncleByBlockNumberAndIndex', 'eth_getUncleByBlockHashAndIndex']) expect(await result(relay, method, [])).to.equal(null);
+    expect(await call(relay, 'eth_getUncleCountByBlockHash', ['0x12'])).to.have.nested.property('error.code', -32602);
+    expect(mirror.paths).to.deep.equal([]);
+  });
+
+  it('eth_submitWork answers false, as the official relay does: no proof of work is accepted', async () => {
+    expect(await result(relay, 'eth_submitWork', ['0x0000000000000001', `0x${'11'.repeat(32)}`, `0x${'22'.repeat(32)}`])).to.equal(false);
   });
 
   it('constant answers match the OpenRPC schemas', async () => {
