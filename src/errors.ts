@@ -72,6 +72,7 @@ export const ERRORS = {
   SOCKETS_PER_CLIENT: entry(429, -32005, 'RATE_LIMITED', 'Too many WebSockets from your address are waiting to authenticate; authenticate or close them first'),
   // Ledger relay errors: codes follow the official relay where it defines one.
   UNSUPPORTED_METHOD: entry(200, -32601, 'BAD_REQUEST', 'Method not supported on this chain'),
+  NOT_IN_BATCH: entry(200, -32007, 'BAD_REQUEST', 'Method {} is not permitted as part of batch requests'),
   EXECUTION_REVERTED: entry(200, 3, 'BAD_REQUEST', 'execution reverted'),
   UNKNOWN_BLOCK: entry(200, -39012, 'BAD_USER_INPUT', 'Unknown block'),
   TRANSACTION_NOT_FOUND: entry(200, -32001, 'NOT_FOUND', 'Transaction not found'),
@@ -130,8 +131,12 @@ export class GatewayError extends Error {
   }
 }
 
-/** `Message: detail`, or after a message that is already a sentence, the detail as the next one. */
+/**
+ * `Message: detail`, or after a message that is already a sentence, the detail as the next one; a message with a `{}`
+ * takes the detail there (wording another relay's clients match on).
+ */
 function joinDetail(message: string, detail: string): string {
+  if (message.includes('{}')) return message.replace('{}', detail);
   return message.endsWith('.') ? `${message} ${detail.charAt(0).toUpperCase()}${detail.slice(1)}` : `${message}: ${detail}`;
 }
 

@@ -373,6 +373,21 @@ export const configSchema = z.object({
       mirrorTimeoutMs: z.number().int().positive().default(5_000).describe('Timeout of one mirror-node request'),
       mirrorRetries: z.number().int().min(0).default(2).describe('Retries of a failed mirror-node lookup'),
       mirrorTotalMs: z.number().int().positive().default(15_000).describe('Bound on all attempts of one mirror-node lookup'),
+      batchDisallowedMethods: z
+        .array(z.string())
+        .default([
+          'debug_traceTransaction',
+          'debug_traceBlockByNumber',
+          'eth_newFilter',
+          'eth_uninstallFilter',
+          'eth_getFilterChanges',
+          'eth_getFilterLogs',
+          'eth_newBlockFilter',
+          'eth_newPendingTransactionFilter',
+        ])
+        .describe(
+          "Ledger relay methods refused inside a batch (-32007), each on its own; the default is the official relay's BATCH_REQUESTS_DISALLOWED_METHODS. [] allows every method in batches",
+        ),
       httpErrorMapping: z
         .enum(['always-200', 'official'])
         .default('always-200')

@@ -13,7 +13,8 @@ import { directCaller, rpcSource } from '../live/source.js';
 import { METHODS, dispatch } from '../methods/index.js';
 import type { MethodEnv } from '../methods/types.js';
 import type { CallContext, RpcBackend } from '../rpc/answer.js';
-import type { RpcCall, RpcOutcome } from '../rpc/jsonrpc.js';
+import { GatewayError } from '../errors.js';
+import { toErrorObject, type RpcCall, type RpcOutcome } from '../rpc/jsonrpc.js';
 import { finalAnswer } from '../ledger/finalAnswers.js';
 import { ReadCache, type CacheStats } from '../ledger/cache.js';
 import { consensusOnDemand } from '../ledger/consensus.js';
@@ -40,6 +41,11 @@ export interface LedgerRelayOptions {
   network?: string;
   /** The gateway's filters (shared by every network and, on Redis, every instance); a private in-memory set when absent. */
   filters?: FilterService;
+}
+
+/** A method the operator keeps out of batches, as the official relay's BATCH_REQUESTS_DISALLOWED_METHODS does. */
+async function refusedInBatch(call: RpcCall): Promise<RpcOutcome> {
+  return { error: toErrorObject(new GatewayError('NOT_IN_BATCH', call.method)) };
 }
 
 /** geth's filter lifetime, for relays built without the gateway's filter service (tests, tools). */
@@ -74,11 +80,12 @@ export function createLedgerRelay(opts: LedgerRelayOptions): LedgerRelay {
   const filters = service.on(opts.network ?? `chain-${opts.chainId}`, source, 'LEDGER_FILTER_NOT_FOUND');
   readEnv.filters = filters;
 
+  const notInBatch = new Set(relay.batchDisallowedMethods);
   return {
     handle(calls: RpcCall[], ctx: CallContext): Promise<RpcOutcome[]> {
       const env = envOf(ctx, filters);
       const run = (call: RpcCall) => dispatch(call, env, onUnexpected);
-      return Promise.all(calls.map((call) => finalAnswer(call, reads, run)));
+      return Promise.all(calls.map((call) => (ctx.batch && notInBatch.has(call.method) ? refusedInBatch(call) : finalAnswer(call, reads, run))));
     },
     async close() {
       await Promise.all([consensus?.close(), mirror.close()]);

@@ -8,6 +8,8 @@ export interface CallContext {
   key?: VerifiedKey;
   /** Receives the internal cause of each error answered (for the request's log line, never the client). */
   logInternal?(cause: string): void;
+  /** Set when the calls came in a batch. */
+  batch?: boolean;
 }
 
 /** Answers valid calls in order; the EVM forwarder and the ledger relay both implement it. */
@@ -28,7 +30,7 @@ export async function answer(parsed: ParsedBody, backend: RpcBackend, ctx: CallC
   const entries = parsed.kind === 'single' ? [parsed.entry] : parsed.entries;
   const calls: RpcCall[] = [];
   for (const e of entries) if ('call' in e) calls.push(e.call);
-  const outcomes = calls.length > 0 ? await backend.handle(calls, ctx) : [];
+  const outcomes = calls.length > 0 ? await backend.handle(calls, parsed.kind === 'batch' ? { ...ctx, batch: true } : ctx) : [];
   const parts: string[] = [];
   let error: RpcErrorObject | undefined;
   let next = 0;

@@ -10,6 +10,7 @@ export const RELAY_DEFAULTS: Config['relay'] = {
   mirrorTimeoutMs: 2_000,
   mirrorRetries: 2,
   mirrorTotalMs: 5_000,
+  batchDisallowedMethods: [],
   httpErrorMapping: 'always-200',
   onValidRequestErrorStatus: 400,
 };
