@@ -219,12 +219,16 @@ describe('ledger relay against the ledger sandbox', function () {
     expect(contract.interface.parseError(error.data)?.args[0]).to.equal('nope');
   });
 
-  it('a transaction that reverts on the ledger is mined with receipt status 0', async () => {
+  it('a transaction that reverts on the ledger is mined with receipt status 0 and its revert reason, as the official relay has it', async () => {
     const tx = await wallet.sendTransaction({ to: await contract.getAddress(), data: contract.interface.encodeFunctionData('fail'), gasLimit: 100_000n });
     const failed = await tx.wait().catch((e) => e.receipt);
     expect(failed.status).to.equal(0);
-    const receipt = await checked(relay, 'eth_getTransactionReceipt', [tx.hash]);
+    // `revertReason` is the official relay's field beyond the OpenRPC receipt, so the receipt is not checked against it.
+    const receipt = await result(relay, 'eth_getTransactionReceipt', [tx.hash]);
     expect(receipt.status).to.equal('0x0');
+    expect(contract.interface.parseError(receipt.revertReason)?.args[0]).to.equal('nope');
+    const [inBlock] = await result(relay, 'eth_getBlockReceipts', [receipt.blockNumber]);
+    expect(inBlock.revertReason).to.equal(receipt.revertReason);
   });
 
   it('call data too large for one transaction goes through the file service', async () => {
