@@ -19,7 +19,14 @@ export async function eth_sendRawTransaction(params: unknown[], env: MethodEnv):
   const tx = parseSignedTransaction(raw);
   checkShape(tx, env.chainId, env.ledger.maxGas);
   await checkAgainstNetwork(tx, env.reads);
-  await env.consensus.submitEthereum(Buffer.from(raw.slice(2), 'hex'));
+  // Pending from submission until the consensus receipt: then the transaction has run, one way or the other.
+  const sender = tx.from!;
+  await env.pending.add(sender, raw);
+  try {
+    await env.consensus.submitEthereum(Buffer.from(raw.slice(2), 'hex'));
+  } finally {
+    await env.pending.remove(sender, raw);
+  }
   const hash = tx.hash!.toLowerCase();
   const deadline = Date.now() + env.mirrorTotalMs;
   for (let wait = 20; Date.now() < deadline; wait = Math.min(wait * 2, 500)) {

@@ -1,5 +1,6 @@
 import type { LedgerConfig } from '../config/schema.js';
 import type { Consensus } from '../ledger/consensus.js';
+import type { PendingPool } from '../ledger/pendingPool.js';
 import type { LedgerReads } from '../ledger/reads.js';
 import type { NetworkFilters } from '../live/filters.js';
 import type { CallContext } from '../rpc/answer.js';
@@ -13,6 +14,8 @@ export interface MethodEnv {
   consensus: Consensus | undefined;
   /** Bound on waiting for the mirror node to show a submitted transaction. */
   mirrorTotalMs: number;
+  /** This relay's submissions awaiting their consensus receipt (txpool_*). */
+  pending: PendingPool;
   /** This network's filters (eth_newFilter and friends), read from the mirror node through the relay's own methods. */
   filters: NetworkFilters;
   ctx: CallContext;

@@ -19,6 +19,7 @@ import { finalAnswer } from '../ledger/finalAnswers.js';
 import { ReadCache, type CacheStats } from '../ledger/cache.js';
 import { consensusOnDemand } from '../ledger/consensus.js';
 import { MirrorClient, type MirrorStats } from '../ledger/mirror.js';
+import { LocalPendingPool } from '../ledger/pendingPool.js';
 import { LedgerReads } from '../ledger/reads.js';
 
 export interface LedgerRelayStats {
@@ -66,12 +67,14 @@ export function createLedgerRelay(opts: LedgerRelayOptions): LedgerRelay {
   const reads = new LedgerReads(mirror, cache, relay.latestCacheMs);
   const consensus =
     ledger.operatorId && ledger.operatorKey ? consensusOnDemand({ ...ledger, operatorId: ledger.operatorId, operatorKey: ledger.operatorKey }) : undefined;
+  // One instance's submissions; a pool shared across instances would be built here instead.
+  const pending = new LocalPendingPool();
   const onUnexpected = (err: unknown, method: string) => opts.logger?.error({ err, method }, 'ledger relay method failed unexpectedly');
   const service = opts.filters ?? new FilterService({ store: new MemoryFilterStore(), timeoutMs: DEFAULT_FILTER_TIMEOUT_MS });
   // Every env is a literal of this one shape: spreading a shared base object into each request's env took 3% of the
   // gateway's time under the relay mix.
   const envOf = (ctx: CallContext, filters: NetworkFilters | undefined) =>
-    ({ chainId: opts.chainId, ledger, reads, consensus, mirrorTotalMs: relay.mirrorTotalMs, filters, ctx }) as MethodEnv;
+    ({ chainId: opts.chainId, ledger, reads, consensus, pending, mirrorTotalMs: relay.mirrorTotalMs, filters, ctx }) as MethodEnv;
   // Filters read the chain with the relay's own methods (eth_blockNumber, eth_getBlockByNumber, eth_getLogs), which
   // use no per-call context and no filters.
   const readEnv = envOf({ requestId: 'filters' } as CallContext, undefined);
