@@ -78,16 +78,20 @@ export const ERRORS = {
   TRANSACTION_NOT_FOUND: entry(200, -32001, 'NOT_FOUND', 'Transaction not found'),
   RANGE_TOO_LARGE: entry(200, -32000, 'BAD_USER_INPUT', 'Range too large'),
   LOGS_LIMITED: entry(200, -32005, 'BAD_USER_INPUT', 'Limit exceeded: this eth_getLogs call needs more mirror-node pages than one call may use; narrow the block range, addresses or topics'),
-  WRONG_CHAIN_ID: entry(200, -32000, 'BAD_USER_INPUT', 'Transaction signed for another chain'),
-  NONCE_TOO_LOW: entry(200, -32001, 'BAD_USER_INPUT', 'Nonce too low'),
-  NONCE_TOO_HIGH: entry(200, -32002, 'BAD_USER_INPUT', 'Nonce too high'),
-  GAS_PRICE_TOO_LOW: entry(200, -32009, 'BAD_USER_INPUT', 'Gas price below the network fee'),
-  GAS_LIMIT_TOO_HIGH: entry(200, -32005, 'BAD_USER_INPUT', 'Transaction gas limit exceeds the maximum'),
-  GAS_LIMIT_TOO_LOW: entry(200, -32003, 'BAD_USER_INPUT', 'Intrinsic gas exceeds gas limit'),
-  INSUFFICIENT_FUNDS: entry(200, -32000, 'BAD_USER_INPUT', 'Insufficient funds for gas * price + value'),
+  // The write path's refusals in the official relay's codes and words (its JsonRpcError `predefined`), which tools
+  // written for the ledger match on; `{}` takes the values in order.
+  WRONG_CHAIN_ID: entry(200, -32000, 'BAD_USER_INPUT', 'ChainId ({}) not supported. The correct chainId is {}'),
+  NONCE_TOO_LOW: entry(200, -32000, 'BAD_USER_INPUT', 'Nonce too low. Provided nonce: {}, current nonce: {}'),
+  NONCE_TOO_HIGH: entry(200, -32000, 'BAD_USER_INPUT', 'Nonce too high. Provided nonce: {}, current nonce: {}'),
+  GAS_PRICE_TOO_LOW: entry(200, -32009, 'BAD_USER_INPUT', "Gas price '{}' is below configured minimum gas price '{}'"),
+  GAS_LIMIT_TOO_HIGH: entry(200, -32005, 'BAD_USER_INPUT', "Transaction gas limit '{}' exceeds max gas per sec limit '{}'"),
+  GAS_LIMIT_TOO_LOW: entry(200, -32003, 'BAD_USER_INPUT', "Transaction gas limit provided '{}' is insufficient of intrinsic gas required '{}'"),
+  INSUFFICIENT_FUNDS: entry(200, -32000, 'BAD_USER_INPUT', 'Insufficient funds for transfer'),
   TRANSACTION_TOO_LARGE: entry(200, -32201, 'BAD_USER_INPUT', 'Transaction size exceeds the limit'),
-  UNKNOWN_SENDER: entry(200, -32001, 'BAD_USER_INPUT', 'Sender account not found on the network'),
+  INITCODE_TOO_LARGE: entry(200, -32201, 'BAD_USER_INPUT', 'Oversized data: initcode size {}, initcode size limit {}'),
+  UNKNOWN_SENDER: entry(200, -32001, 'BAD_USER_INPUT', "Requested resource not found. address '{}'."),
   WRITES_NOT_CONFIGURED: entry(200, -32603, 'BAD_REQUEST', 'Writes are not configured on this network: no operator account'),
+  TRANSACTION_REJECTED: entry(200, -32003, 'BAD_REQUEST', 'Transaction rejected: {}'),
   SUBMISSION_FAILED: entry(200, -32000, 'BAD_REQUEST', 'Transaction was not accepted by the network'),
   MIRROR_UNAVAILABLE: entry(200, -32020, 'BAD_GATEWAY', 'Mirror node unavailable'),
   // GraphQL passthrough guards and subscription limits.
@@ -116,7 +120,8 @@ export class GatewayError extends Error {
   internal?: string;
   constructor(
     readonly errorName: ErrorName,
-    detail?: string,
+    /** Appended to the message, or the values of its `{}`s in order. */
+    detail?: string | readonly string[],
     readonly data?: unknown,
     readonly headers?: Record<string, string>,
   ) {
@@ -135,13 +140,18 @@ export class GatewayError extends Error {
  * `Message: detail`, or after a message that is already a sentence, the detail as the next one; a message with a `{}`
  * takes the detail there (wording another relay's clients match on).
  */
-function joinDetail(message: string, detail: string): string {
-  if (message.includes('{}')) return message.replace('{}', detail);
+function joinDetail(message: string, detail: string | readonly string[]): string {
+  if (message.includes('{}')) {
+    const values = typeof detail === 'string' ? [detail] : detail;
+    let i = 0;
+    return message.replace(/\{\}/g, () => values[i++] ?? '');
+  }
+  if (typeof detail !== 'string') return `${message}: ${detail.join(', ')}`;
   return message.endsWith('.') ? `${message} ${detail.charAt(0).toUpperCase()}${detail.slice(1)}` : `${message}: ${detail}`;
 }
 
 /** A catalogue error whose cause stays in the log: the client gets the catalogue's words (and `detail`, if any). */
-export function hidingCause(name: ErrorName, internal: string, detail?: string): GatewayError {
+export function hidingCause(name: ErrorName, internal: string, detail?: string | readonly string[]): GatewayError {
   const err = new GatewayError(name, detail);
   err.internal = internal;
   return err;

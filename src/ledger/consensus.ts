@@ -86,7 +86,10 @@ class ConsensusClient {
     this.client.setMinBackoff(RECEIPT_MIN_BACKOFF_MS);
   }
 
-  /** Submits and waits for the receipt. Throws SUBMISSION_FAILED when the network did not run the transaction. */
+  /**
+   * Submits and waits for the receipt. A consensus node's refusal (precheck or receipt status) is the official relay's
+   * `Transaction rejected: <status>` (-32003); a failure without a status, SUBMISSION_FAILED.
+   */
   async submitEthereum(raw: Uint8Array): Promise<Submission> {
     const { EthereumTransaction, PrecheckStatusError, ReceiptStatusError } = this.sdk;
     try {
@@ -109,12 +112,12 @@ class ConsensusClient {
         status = err.status.toString();
       }
       consensusSubmissions.inc({ status });
-      if (!EXECUTED.has(status)) throw new GatewayError('SUBMISSION_FAILED', status);
+      if (!EXECUTED.has(status)) throw new GatewayError('TRANSACTION_REJECTED', status);
       return { transactionId, status, ...(callDataFileId ? { callDataFileId: callDataFileId.toString() } : {}) };
     } catch (err) {
       if (err instanceof GatewayError) throw err;
       consensusSubmissions.inc({ status: err instanceof PrecheckStatusError ? err.status.toString() : 'error' });
-      if (err instanceof PrecheckStatusError) throw new GatewayError('SUBMISSION_FAILED', err.status.toString());
+      if (err instanceof PrecheckStatusError) throw new GatewayError('TRANSACTION_REJECTED', err.status.toString());
       throw hidingCause('SUBMISSION_FAILED', (err as Error).message);
     }
   }
