@@ -388,6 +388,12 @@ export const configSchema = z.object({
         .describe(
           "Ledger relay methods refused inside a batch (-32007), each on its own; the default is the official relay's BATCH_REQUESTS_DISALLOWED_METHODS. [] allows every method in batches",
         ),
+      requestIdInErrors: z
+        .boolean()
+        .default(false)
+        .describe(
+          "Start each ledger relay error's message with `[Request ID: <id>] `, the request's X-Request-Id, as the official relay does (its acceptance suites match messages so)",
+        ),
       httpErrorMapping: z
         .enum(['always-200', 'official'])
         .default('always-200')

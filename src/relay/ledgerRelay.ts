@@ -49,6 +49,13 @@ async function refusedInBatch(call: RpcCall): Promise<RpcOutcome> {
   return { error: toErrorObject(new GatewayError('NOT_IN_BATCH', call.method)) };
 }
 
+/** Each error's message led by the request's id, as the official relay words them (its jsonRespError). */
+function withRequestId(outcomes: RpcOutcome[], requestId: string): RpcOutcome[] {
+  // In place: the error objects are this call's own, and carry unserialised fields (catalogue entry, cause).
+  for (const outcome of outcomes) if ('error' in outcome) outcome.error.message = `[Request ID: ${requestId}] ${outcome.error.message}`;
+  return outcomes;
+}
+
 /** geth's filter lifetime, for relays built without the gateway's filter service (tests, tools). */
 const DEFAULT_FILTER_TIMEOUT_MS = 300_000;
 
@@ -88,7 +95,8 @@ export function createLedgerRelay(opts: LedgerRelayOptions): LedgerRelay {
     handle(calls: RpcCall[], ctx: CallContext): Promise<RpcOutcome[]> {
       const env = envOf(ctx, filters);
       const run = (call: RpcCall) => dispatch(call, env, onUnexpected);
-      return Promise.all(calls.map((call) => (ctx.batch && notInBatch.has(call.method) ? refusedInBatch(call) : finalAnswer(call, reads, run))));
+      const outcomes = Promise.all(calls.map((call) => (ctx.batch && notInBatch.has(call.method) ? refusedInBatch(call) : finalAnswer(call, reads, run))));
+      return relay.requestIdInErrors ? outcomes.then((list) => withRequestId(list, ctx.requestId)) : outcomes;
     },
     async close() {
       await Promise.all([consensus?.close(), mirror.close()]);

@@ -11,6 +11,7 @@ export const RELAY_DEFAULTS: Config['relay'] = {
   mirrorRetries: 2,
   mirrorTotalMs: 5_000,
   batchDisallowedMethods: [],
+  requestIdInErrors: false,
   httpErrorMapping: 'always-200',
   onValidRequestErrorStatus: 400,
 };

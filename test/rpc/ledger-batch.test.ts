@@ -36,3 +36,23 @@ describe('ledger relay batches', () => {
     expect(evm.json[0].result).to.match(/^0x[0-9a-f]+$/);
   });
 });
+
+describe('ledger relay errors with relay.requestIdInErrors', () => {
+  let t: TestGateway;
+  before(async () => (t = await startTestGateway({ relay: { requestIdInErrors: true } })));
+  after(() => t?.close());
+
+  it("lead with the request's id, as the official relay words them, in single calls and batches alike", async () => {
+    const url = `${t.gw.url}/hedera-testnet/v1/${t.key}/rpc`;
+    const single = await rpc(url, { jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: ['0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266', 'latest', null] });
+    const id = single.headers.get('x-request-id');
+    expect(id).to.match(/^[0-9a-f-]{36}$/);
+    expect(single.json.error).to.deep.equal({ code: -32602, message: `[Request ID: ${id}] Invalid params: expected at most 2 params, got 3` });
+    const batch = await rpc(url, [
+      { jsonrpc: '2.0', id: 1, method: 'eth_newFilter', params: [] },
+      { jsonrpc: '2.0', id: 2, method: 'eth_chainId', params: [] },
+    ]);
+    const batchId = batch.headers.get('x-request-id');
+    expect(batch.json.map((r: any) => r.error?.message ?? r.result)).to.deep.equal([`[Request ID: ${batchId}] Method eth_newFilter is not permitted as part of batch requests`, '0x128']);
+  });
+});
