@@ -375,18 +375,9 @@ export const configSchema = z.object({
       mirrorTotalMs: z.number().int().positive().default(15_000).describe('Bound on all attempts of one mirror-node lookup'),
       batchDisallowedMethods: z
         .array(z.string())
-        .default([
-          'debug_traceTransaction',
-          'debug_traceBlockByNumber',
-          'eth_newFilter',
-          'eth_uninstallFilter',
-          'eth_getFilterChanges',
-          'eth_getFilterLogs',
-          'eth_newBlockFilter',
-          'eth_newPendingTransactionFilter',
-        ])
+        .default([])
         .describe(
-          "Ledger relay methods refused inside a batch (-32007), each on its own; the default is the official relay's BATCH_REQUESTS_DISALLOWED_METHODS. [] allows every method in batches",
+          "Ledger relay methods refused inside a batch (-32007), each answered on its own. The official relay's BATCH_REQUESTS_DISALLOWED_METHODS is the filter methods, debug_traceTransaction and debug_traceBlockByNumber; none by default here, since ethers batches the calls it makes at once (contract.on sends eth_newFilter in a batch)",
         ),
       requestIdInErrors: z
         .boolean()

@@ -13,9 +13,9 @@ const DISALLOWED = [
   'eth_newPendingTransactionFilter',
 ];
 
-describe('ledger relay batches', () => {
+describe('ledger relay batches with the official relay\'s relay.batchDisallowedMethods', () => {
   let t: TestGateway;
-  before(async () => (t = await startTestGateway()));
+  before(async () => (t = await startTestGateway({ relay: { batchDisallowedMethods: DISALLOWED } })));
   after(() => t?.close());
 
   it('refuses each disallowed method inside a batch with -32007 naming it, and answers the rest', async () => {
@@ -37,9 +37,24 @@ describe('ledger relay batches', () => {
   });
 });
 
+describe('ledger relay batches by default', () => {
+  let t: TestGateway;
+  before(async () => (t = await startTestGateway()));
+  after(() => t?.close());
+
+  it('answers every method in a batch (ethers batches eth_newFilter with the calls around it)', async () => {
+    const { json } = await rpc(`${t.gw.url}/hedera-testnet/v1/${t.key}/rpc`, [
+      { jsonrpc: '2.0', id: 1, method: 'eth_newBlockFilter', params: [] },
+      { jsonrpc: '2.0', id: 2, method: 'eth_chainId', params: [] },
+    ]);
+    expect(json[0].result).to.match(/^0x[0-9a-f]+$/);
+    expect(json[1].result).to.equal('0x128');
+  });
+});
+
 describe('ledger relay errors with relay.requestIdInErrors', () => {
   let t: TestGateway;
-  before(async () => (t = await startTestGateway({ relay: { requestIdInErrors: true } })));
+  before(async () => (t = await startTestGateway({ relay: { requestIdInErrors: true, batchDisallowedMethods: ['eth_newFilter'] } })));
   after(() => t?.close());
 
   it("lead with the request's id, as the official relay words them, in single calls and batches alike", async () => {
