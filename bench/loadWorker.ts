@@ -17,24 +17,34 @@ interface Job {
 const job = JSON.parse(readFileSync(process.argv[2], 'utf8')) as Job;
 const u = new URL(job.url);
 const started = process.cpuUsage();
-const result = await autocannon({
-  url: u.origin,
-  connections: job.connections,
-  duration: job.seconds,
-  requests: job.bodies.map((body) => ({
-    method: 'POST',
-    path: u.pathname,
-    headers: { 'content-type': 'application/json', ...job.headers },
-    body,
-  })),
+// autocannon's histogram keeps whole milliseconds, a fifth of a sub-10 ms p99; its per-response time is exact.
+const times: number[] = [];
+const result = await new Promise<autocannon.Result>((resolve, reject) => {
+  const instance = autocannon(
+    {
+      url: u.origin,
+      connections: job.connections,
+      duration: job.seconds,
+      requests: job.bodies.map((body) => ({
+        method: 'POST',
+        path: u.pathname,
+        headers: { 'content-type': 'application/json', ...job.headers },
+        body,
+      })),
+    },
+    (err, done) => (err ? reject(err) : resolve(done)),
+  );
+  instance.on('response', (_client, _status, _bytes, ms) => times.push(ms));
 });
 const used = process.cpuUsage(started);
+times.sort((a, b) => a - b);
+const quantile = (q: number) => (times.length === 0 ? 0 : times[Math.min(times.length - 1, Math.floor(q * times.length))]);
 process.stdout.write(
   JSON.stringify({
     rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    max: result.latency.max,
+    p50: quantile(0.5),
+    p99: quantile(0.99),
+    max: times.length === 0 ? 0 : times[times.length - 1],
     non2xx: result.non2xx,
     errors: result.errors,
     timeouts: result.timeouts,

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config/load.js';
 import type { ConfigInput } from '../src/config/schema.js';
 import { attacks } from './attacks.js';
+import { describeJumbo, jumboDeployments } from './jumbo.js';
 import {
   call,
   child,
@@ -258,6 +259,17 @@ async function main() {
     results.attacks = await attacks();
     if (only === 'attacks') {
       writeResults({ ...readResults(), attacks: results.attacks });
+      return;
+    }
+  }
+  // Large contract deployments on the ledger: one jumbo EthereumTransaction against the file service. BENCH_ONLY=jumbo
+  // runs just this and adds its figures to the last full run's results.
+  if (!only || only === 'jumbo') {
+    const jumbo = await jumboDeployments();
+    results.jumbo = jumbo;
+    console.log(describeJumbo(jumbo));
+    if (only === 'jumbo') {
+      writeResults({ ...readResults(), jumbo });
       return;
     }
   }

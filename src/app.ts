@@ -22,6 +22,7 @@ import { openKeyStore, type KeyStore } from './keys/store.js';
 import { createKeyVerifier } from './keys/verifier.js';
 import { createLedgerRelay, type LedgerRelay } from './relay/ledgerRelay.js';
 import { debugPlans } from './limits/debugAccess.js';
+import { createHbarBudgets, type HbarBudgets } from './limits/hbarBudgets.js';
 import { createLimiter } from './limits/index.js';
 import type { Limiter, WriteBudget } from './limits/types.js';
 import type { LocalUpstreams } from './localUpstreams.js';
@@ -36,7 +37,7 @@ import { registry, trackFilters } from './metrics.js';
 import { instrumentRelay } from './relay/instrument.js';
 import { createRestProxy } from './rest/proxy.js';
 import type { RpcBackend } from './rpc/answer.js';
-import { EvmForwarder } from './rpc/evmForwarder.js';
+import { EvmForwarder, logLimits } from './rpc/evmForwarder.js';
 import { MethodPolicy } from './rpc/methodPolicy.js';
 import { createRpcHandler } from './rpc/handler.js';
 import { ALWAYS_200, ledgerStatusRule } from './rpc/httpStatus.js';
@@ -69,7 +70,7 @@ export interface GatewayOptions {
   /** Supply a limiter or key store shared with a test; the gateway then does not close them. */
   limiter?: Limiter;
   keyStore?: KeyStore;
-  /** Clock of filter expiry, in ms; tests inject one. */
+  /** Clock of filter expiry and hbar-limit windows, in ms; tests inject one. */
   now?: () => number;
 }
 
@@ -82,6 +83,7 @@ export async function startGateway(config: Config, opts: GatewayOptions = {}): P
   const keyStore = opts.keyStore ?? (await openKeyStore({ keys: config.keys, plans: config.plans }));
   const verifier = createKeyVerifier(keyStore, config.keys, config.plans);
   const limiter = opts.limiter ?? (await createLimiter({ limits: config.limits, usage: keyStore, logger }));
+  const hbar = await createHbarBudgets({ limits: config.hbarLimits, plans: config.plans, store: keyStore, redisUrl: config.limits.redisUrl, logger, now: opts.now });
   const demoKey = !config.keys.databaseUrl && config.keys.demoKey ? await ensureDemoKey(keyStore, config.keys.dataDir) : undefined;
 
   const upstreams: UpstreamResolver = async (network) => {
@@ -96,7 +98,7 @@ export async function startGateway(config: Config, opts: GatewayOptions = {}): P
     now: opts.now,
   });
   const untrackFilters = trackFilters(() => filters.size());
-  const backends = new Backends(config, upstreams, local, logger, filters);
+  const backends = new Backends(config, upstreams, local, logger, filters, hbar);
   backends.checkConfiguredUpstreams(router.networks());
 
   const server = createPublicServer(config.server);
@@ -128,7 +130,11 @@ export async function startGateway(config: Config, opts: GatewayOptions = {}): P
     ...backends.readinessChecks(router.networks()),
   ];
   const ops = createOps({ registry, checks: readiness, isDraining: () => edge.isDraining, publicToken: config.ops.token });
-  const usageSources = { store: keyStore, unflushed: (keyId: string) => limiter.unflushedUsage?.(keyId) ?? [] };
+  const usageSources = {
+    store: keyStore,
+    unflushed: (keyId: string) => limiter.unflushedUsage?.(keyId) ?? [],
+    hbar: { budgets: hbar, networks: router.networks().filter((n) => n.chain.kind === 'ledger').map((n) => n.id) },
+  };
   const ledgerRule = ledgerStatusRule(config.relay);
   const handlers: Partial<Record<ApiKind, ApiHandler>> = {
     rpc: createRpcHandler({
@@ -136,6 +142,7 @@ export async function startGateway(config: Config, opts: GatewayOptions = {}): P
       limiter,
       maxBatch: config.server.maxBatchSize,
       statusRuleFor: (n) => (n.chain.kind === 'ledger' ? ledgerRule : ALWAYS_200),
+      errorPrefixFor: (n, requestId) => (n.chain.kind === 'ledger' && config.relay.requestIdInErrors ? `[Request ID: ${requestId}] ` : undefined),
       debugPlans: debugPlans(config.plans),
       sockets: {
         feedFor: (n) => backends.feed(n),
@@ -200,6 +207,7 @@ export async function startGateway(config: Config, opts: GatewayOptions = {}): P
       await edge.closeSockets();
       await Promise.all([...new Set(Object.values(handlers))].map((h) => h.close?.()));
       await backends.close();
+      await hbar.close();
       untrackFilters();
       await filters.close();
       await local?.close();
@@ -239,19 +247,21 @@ class Backends {
     private readonly local: LocalUpstreams | undefined,
     private readonly logger: Logger,
     private readonly filters: FilterService,
+    private readonly hbar: HbarBudgets,
   ) {}
 
   /** The network's one follower for eth_subscribe, reading the chain as its filters do. */
   feed(network: NetworkRef): Promise<NetworkFeed> {
     return startOnce(this.feeds, network.id, async () => {
-      const source =
-        network.chain.kind === 'ledger'
-          ? rpcSource(backendCaller(await this.relay(network), { network, requestId: 'live-feed' }))
-          : this.evmBackend(network).backend.source;
+      const relay = network.chain.kind === 'ledger' ? await this.relay(network) : undefined;
+      const source = relay ? rpcSource(backendCaller(relay, { network, requestId: 'live-feed' })) : this.evmBackend(network).backend.source;
       const { wsUpstreams } = network.network;
       return new NetworkFeed({
         network: network.id,
         source,
+        // The ledger's subscriptions behave as the official relay's (whole blocks, contracts by either address).
+        wholeBlocks: relay !== undefined,
+        logAddresses: relay && ((addresses) => relay.logAddresses(addresses)),
         pollMs: this.config.live.pollIntervalMs,
         heads: wsUpstreams.length > 0 ? new UpstreamHeads(wsUpstreams, this.config.server.upstreamTimeoutMs, this.logger) : undefined,
         logger: this.logger,
@@ -277,10 +287,14 @@ class Backends {
       });
       entry = {
         pool,
-        backend: new EvmForwarder(network.network.chainId, pool, new MethodPolicy(network.id, this.config.rpcPolicy, network.network), this.config.rpcPolicy.maxLogBlocks, {
-          service: this.filters,
-          network: network.id,
-        }),
+        backend: new EvmForwarder(
+          network.network.chainId,
+          pool,
+          new MethodPolicy(network.id, this.config.rpcPolicy, network.network),
+          logLimits(this.config.rpcPolicy, network.network),
+          { defaultMs: this.config.relay.sendSyncDefaultMs, maxMs: this.config.relay.sendSyncMaxMs },
+          { service: this.filters, network: network.id },
+        ),
       };
       this.evm.set(network.id, entry);
     }
@@ -296,6 +310,7 @@ class Backends {
           relay: this.config.relay,
           logger: this.logger,
           filters: this.filters,
+          hbar: this.hbar,
         })),
     );
   }

@@ -9,6 +9,7 @@ export interface CatalogueEntry {
   rpc: number;
   /** GraphQL `extensions.code`. */
   graphql: string;
+  /** Fixed text; a `{detail}` in it is where the error's detail goes, otherwise the detail follows it. */
   message: string;
 }
 
@@ -21,9 +22,10 @@ const AUTH_HOWTO =
 
 export const ERRORS = {
   PARSE_ERROR: entry(200, -32700, 'BAD_REQUEST', 'Parse error: the body is not valid JSON'),
-  INVALID_REQUEST: entry(200, -32600, 'BAD_REQUEST', 'Invalid request'),
-  EMPTY_BATCH: entry(200, -32600, 'BAD_REQUEST', 'Invalid request: empty batch'),
-  BATCH_TOO_LARGE: entry(200, -32600, 'BAD_REQUEST', 'Invalid request: batch too large'),
+  // The JSON-RPC 2.0 specification's words (section 5.1), which the official relay's WebSocket answers too.
+  INVALID_REQUEST: entry(200, -32600, 'BAD_REQUEST', 'Invalid Request'),
+  EMPTY_BATCH: entry(200, -32600, 'BAD_REQUEST', 'Invalid Request: empty batch'),
+  BATCH_TOO_LARGE: entry(200, -32600, 'BAD_REQUEST', 'Invalid Request: batch too large'),
   METHOD_NOT_FOUND: entry(200, -32601, 'BAD_REQUEST', 'Method not found'),
   INVALID_PARAMS: entry(200, -32602, 'BAD_USER_INPUT', 'Invalid params'),
   INTERNAL: entry(500, -32603, 'INTERNAL_SERVER_ERROR', 'Internal error'),
@@ -53,6 +55,7 @@ export const ERRORS = {
   KEY_DATABASE_UNREACHABLE: entry(503, -32603, 'SERVICE_UNAVAILABLE', 'The key store database (DATABASE_URL) cannot be reached'),
   DATA_DIR_UNWRITABLE: entry(503, -32603, 'SERVICE_UNAVAILABLE', 'The data directory cannot be written'),
   PORT_IN_USE: entry(503, -32603, 'SERVICE_UNAVAILABLE', 'The port is in use by another process'),
+  SANDBOX_NOT_INSTALLED: entry(503, -32603, 'SERVICE_UNAVAILABLE', 'This build has no sandbox'),
   PLAN_FORBIDDEN: entry(403, -32003, 'FORBIDDEN', 'Your plan does not include this API'),
   RELAY_FORBIDDEN: entry(403, -32003, 'FORBIDDEN', 'Your plan does not include the ledger JSON-RPC relay'),
   // Refused per call (HTTP 200), so the other calls of a batch are still answered.
@@ -71,28 +74,43 @@ export const ERRORS = {
   SOCKETS_BUSY: entry(503, -32603, 'SERVICE_UNAVAILABLE', 'Too many connections are waiting to authenticate; try again shortly'),
   SOCKETS_PER_CLIENT: entry(429, -32005, 'RATE_LIMITED', 'Too many WebSockets from your address are waiting to authenticate; authenticate or close them first'),
   // Ledger relay errors: codes follow the official relay where it defines one.
-  UNSUPPORTED_METHOD: entry(200, -32601, 'BAD_REQUEST', 'Method not supported on this chain'),
-  NOT_IN_BATCH: entry(200, -32007, 'BAD_REQUEST', 'Method {} is not permitted as part of batch requests'),
+  // The official relay's words, which tools match on: `Method <name> not found` (its spec.MethodNotFound).
+  UNSUPPORTED_METHOD: entry(200, -32601, 'BAD_REQUEST', 'Method {detail} not found'),
+  METHOD_NOT_IN_BATCH: entry(200, -32007, 'BAD_REQUEST', 'Method {detail} is not permitted as part of batch requests'),
+  UNSUPPORTED_SUBSCRIPTION: entry(200, -32601, 'BAD_REQUEST', 'Unsupported JSON-RPC method'),
+  // The official relay's form of a params error (its predefined.INVALID_PARAMETER): the detail names the parameter.
+  INVALID_PARAMETER: entry(200, -32602, 'BAD_USER_INPUT', 'Invalid parameter {detail}'),
+  NOT_A_LOG_SOURCE: entry(200, -32602, 'BAD_USER_INPUT', 'Invalid parameter filters.address: {detail} is not a valid contract or token type or does not exists'),
   EXECUTION_REVERTED: entry(200, 3, 'BAD_REQUEST', 'execution reverted'),
   UNKNOWN_BLOCK: entry(200, -39012, 'BAD_USER_INPUT', 'Unknown block'),
   TRANSACTION_NOT_FOUND: entry(200, -32001, 'NOT_FOUND', 'Transaction not found'),
   RANGE_TOO_LARGE: entry(200, -32000, 'BAD_USER_INPUT', 'Range too large'),
+  // The official relay's words for an eth_getLogs range past its limit (the limit follows as the detail).
+  LOG_RANGE_TOO_LARGE: entry(200, -32000, 'BAD_USER_INPUT', 'Exceeded maximum block range'),
+  LOGS_TOO_LARGE: entry(200, -32005, 'BAD_USER_INPUT', 'Limit exceeded: this eth_getLogs answer is larger than the gateway returns; narrow the block range, addresses or topics'),
   LOGS_LIMITED: entry(200, -32005, 'BAD_USER_INPUT', 'Limit exceeded: this eth_getLogs call needs more mirror-node pages than one call may use; narrow the block range, addresses or topics'),
   // The write path's refusals in the official relay's codes and words (its JsonRpcError `predefined`), which tools
-  // written for the ledger match on; `{}` takes the values in order.
-  WRONG_CHAIN_ID: entry(200, -32000, 'BAD_USER_INPUT', 'ChainId ({}) not supported. The correct chainId is {}'),
-  NONCE_TOO_LOW: entry(200, -32000, 'BAD_USER_INPUT', 'Nonce too low. Provided nonce: {}, current nonce: {}'),
-  NONCE_TOO_HIGH: entry(200, -32000, 'BAD_USER_INPUT', 'Nonce too high. Provided nonce: {}, current nonce: {}'),
-  GAS_PRICE_TOO_LOW: entry(200, -32009, 'BAD_USER_INPUT', "Gas price '{}' is below configured minimum gas price '{}'"),
-  GAS_LIMIT_TOO_HIGH: entry(200, -32005, 'BAD_USER_INPUT', "Transaction gas limit '{}' exceeds max gas per sec limit '{}'"),
-  GAS_LIMIT_TOO_LOW: entry(200, -32003, 'BAD_USER_INPUT', "Transaction gas limit provided '{}' is insufficient of intrinsic gas required '{}'"),
+  // written for the ledger match on; each `{detail}` takes the next value.
+  WRONG_CHAIN_ID: entry(200, -32000, 'BAD_USER_INPUT', 'ChainId ({detail}) not supported. The correct chainId is {detail}'),
+  NONCE_TOO_LOW: entry(200, -32000, 'BAD_USER_INPUT', 'Nonce too low. Provided nonce: {detail}, current nonce: {detail}'),
+  NONCE_TOO_HIGH: entry(200, -32000, 'BAD_USER_INPUT', 'Nonce too high. Provided nonce: {detail}, current nonce: {detail}'),
+  GAS_PRICE_TOO_LOW: entry(200, -32009, 'BAD_USER_INPUT', "Gas price '{detail}' is below configured minimum gas price '{detail}'"),
+  GAS_LIMIT_TOO_HIGH: entry(200, -32005, 'BAD_USER_INPUT', "Transaction gas limit '{detail}' exceeds max gas per sec limit '{detail}'"),
+  GAS_LIMIT_TOO_LOW: entry(200, -32003, 'BAD_USER_INPUT', "Transaction gas limit provided '{detail}' is insufficient of intrinsic gas required '{detail}'"),
   INSUFFICIENT_FUNDS: entry(200, -32000, 'BAD_USER_INPUT', 'Insufficient funds for transfer'),
-  TRANSACTION_TOO_LARGE: entry(200, -32201, 'BAD_USER_INPUT', 'Transaction size exceeds the limit'),
-  INITCODE_TOO_LARGE: entry(200, -32201, 'BAD_USER_INPUT', 'Oversized data: initcode size {}, initcode size limit {}'),
-  UNKNOWN_SENDER: entry(200, -32001, 'BAD_USER_INPUT', "Requested resource not found. address '{}'."),
+  // The official relay's words (-32201 "Oversized data: ..."), which its clients match on.
+  TRANSACTION_TOO_LARGE: entry(200, -32201, 'BAD_USER_INPUT', 'Oversized data'),
+  CALL_DATA_TOO_LARGE: entry(200, -32201, 'BAD_USER_INPUT', 'Oversized data'),
+  INITCODE_TOO_LARGE: entry(200, -32201, 'BAD_USER_INPUT', 'Oversized data'),
+  UNKNOWN_SENDER: entry(200, -32001, 'BAD_USER_INPUT', "Requested resource not found. address '{detail}'."),
+  TRANSACTION_REJECTED: entry(200, -32003, 'BAD_REQUEST', 'Transaction rejected: {detail}'),
   WRITES_NOT_CONFIGURED: entry(200, -32603, 'BAD_REQUEST', 'Writes are not configured on this network: no operator account'),
-  TRANSACTION_REJECTED: entry(200, -32003, 'BAD_REQUEST', 'Transaction rejected: {}'),
+  // Per call (HTTP 200, like every JSON-RPC error); 429 is the status the official relay's HTTP mapping gives it. Code
+  // and message are the official relay's HBAR_RATE_LIMIT_EXCEEDED, which clients match on.
+  HBAR_LIMITED: entry(429, -32606, 'RATE_LIMITED', 'HBAR Rate limit exceeded'),
   SUBMISSION_FAILED: entry(200, -32000, 'BAD_REQUEST', 'Transaction was not accepted by the network'),
+  // EIP-7966: code 4 when the receipt is not in within the wait; the transaction hash goes in `data`.
+  SEND_SYNC_TIMEOUT: entry(200, 4, 'TIMEOUT', 'The transaction was submitted but not processed in time'),
   MIRROR_UNAVAILABLE: entry(200, -32020, 'BAD_GATEWAY', 'Mirror node unavailable'),
   // GraphQL passthrough guards and subscription limits.
   GRAPHQL_PARSE_FAILED: entry(400, -32600, 'GRAPHQL_PARSE_FAILED', 'GraphQL syntax error'),
@@ -120,12 +138,12 @@ export class GatewayError extends Error {
   internal?: string;
   constructor(
     readonly errorName: ErrorName,
-    /** Appended to the message, or the values of its `{}`s in order. */
+    /** Appended to the message, or the values of its `{detail}`s in order. */
     detail?: string | readonly string[],
     readonly data?: unknown,
     readonly headers?: Record<string, string>,
   ) {
-    super(detail ? joinDetail(ERRORS[errorName].message, detail) : ERRORS[errorName].message);
+    super(withDetail(ERRORS[errorName].message, detail));
     this.entry = ERRORS[errorName];
   }
   get http(): number {
@@ -136,17 +154,20 @@ export class GatewayError extends Error {
   }
 }
 
-/**
- * `Message: detail`, or after a message that is already a sentence, the detail as the next one; a message with a `{}`
- * takes the detail there (wording another relay's clients match on).
- */
-function joinDetail(message: string, detail: string | readonly string[]): string {
-  if (message.includes('{}')) {
-    const values = typeof detail === 'string' ? [detail] : detail;
+const DETAIL = '{detail}';
+
+function withDetail(message: string, detail: string | readonly string[] | undefined): string {
+  if (message.includes(DETAIL)) {
+    const values = typeof detail === 'string' ? [detail] : (detail ?? []);
     let i = 0;
-    return message.replace(/\{\}/g, () => values[i++] ?? '');
+    return message.replace(/\{detail\}/g, () => values[i++] ?? '');
   }
-  if (typeof detail !== 'string') return `${message}: ${detail.join(', ')}`;
+  if (!detail || detail.length === 0) return message;
+  return joinDetail(message, typeof detail === 'string' ? detail : detail.join(', '));
+}
+
+/** `Message: detail`, or after a message that is already a sentence, the detail as the next one. */
+function joinDetail(message: string, detail: string): string {
   return message.endsWith('.') ? `${message} ${detail.charAt(0).toUpperCase()}${detail.slice(1)}` : `${message}: ${detail}`;
 }
 

@@ -1,5 +1,6 @@
 import type { Config, LedgerConfig } from './config/schema.js';
 import type { NetworkRef } from './edge/route.js';
+import { GatewayError } from './errors.js';
 import type { NetworkUpstreams } from './edge/upstreams.js';
 import { DevnetPool } from './sandbox/devnets.js';
 import type { LedgerSandbox } from './sandbox/index.js';
@@ -16,7 +17,16 @@ export class LocalUpstreams {
   private readonly evmGraphql = new Map<string, Promise<{ url: string; close(): Promise<void> }>>();
 
   constructor(private readonly config: Config) {
-    this.devnets = new DevnetPool({ history: config.sandbox.history });
+    // The production image leaves the sandbox's EVM out (ops/container/prune.mjs): say so at start, not at the first call.
+    try {
+      import.meta.resolve('@nomicfoundation/edr');
+    } catch {
+      throw new GatewayError(
+        'SANDBOX_NOT_INSTALLED',
+        'give a config whose networks name their upstreams (GATEWAY_CONFIG, docs/config.md), or build the image with --build-arg VARIANT=sandbox',
+      );
+    }
+    this.devnets = new DevnetPool({ history: config.sandbox.history, blockIntervalMs: config.sandbox.blockIntervalMs });
   }
 
   ledger(network: NetworkRef): Promise<LedgerSandbox> {
@@ -26,6 +36,7 @@ export class LocalUpstreams {
         blockIntervalMs: this.config.sandbox.blockIntervalMs,
         host: '127.0.0.1',
         history: this.config.sandbox.history,
+        jumboTransactions: this.config.sandbox.jumboTransactions,
       }),
     );
   }
@@ -41,6 +52,8 @@ export class LocalUpstreams {
       graphqlUrl: sandbox.graphqlUrl,
       maxGas: 15_000_000,
       maxFeeTinybar: 2_000_000_000,
+      // As a network's ledger config says what the network supports.
+      jumboTransactions: this.config.sandbox.jumboTransactions,
     };
   }
 

@@ -134,3 +134,59 @@ export const rpcSocketsClosed = new Counter({
   labelNames: ['reason'] as const,
   registers: [registry],
 });
+
+// Hbar spending limits (the operator's fees for ledger writes). Labels name plans, never keys.
+
+export const hbarSpent = new Counter({
+  name: 'gateway_hbar_spent_tinybar_total',
+  help: 'Tinybar the operator paid for ledger writes (each write settled to its records), by network and the key\'s plan (none: no key)',
+  labelNames: ['network', 'plan'] as const,
+  registers: [registry],
+});
+
+export const hbarRefusals = new Counter({
+  name: 'gateway_hbar_refusals_total',
+  help: 'Ledger writes refused before submission because their largest possible fee did not fit a budget: operator, plan or key',
+  labelNames: ['network', 'budget'] as const,
+  registers: [registry],
+});
+
+/** The operator budget of each ledger network this instance has written to: its size, and what is left this window. */
+export interface OperatorBudget {
+  network: string;
+  limitTinybar: number;
+  remainingTinybar: number;
+}
+
+const operatorBudgets = new Set<() => Promise<OperatorBudget[]>>();
+
+async function readOperatorBudgets(): Promise<OperatorBudget[]> {
+  return (await Promise.all([...operatorBudgets].map((read) => read().catch(() => [])))).flat();
+}
+
+new Gauge({
+  name: 'gateway_hbar_operator_remaining_tinybar',
+  help: 'Tinybar left in the operator budget of a ledger network this window (settled spend from the key store, so every instance reports the same)',
+  labelNames: ['network'] as const,
+  registers: [registry],
+  async collect() {
+    this.reset();
+    for (const b of await readOperatorBudgets()) this.set({ network: b.network }, b.remainingTinybar);
+  },
+});
+
+new Gauge({
+  name: 'gateway_hbar_operator_budget_tinybar',
+  help: 'Size of the operator budget of a ledger network per window (hbarLimits.operatorTinybar)',
+  labelNames: ['network'] as const,
+  registers: [registry],
+  async collect() {
+    this.reset();
+    for (const b of await readOperatorBudgets()) this.set({ network: b.network }, b.limitTinybar);
+  },
+});
+
+export function trackOperatorBudgets(read: () => Promise<OperatorBudget[]>): () => void {
+  operatorBudgets.add(read);
+  return () => operatorBudgets.delete(read);
+}

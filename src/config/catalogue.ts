@@ -47,13 +47,18 @@ export function defaultChains(): ChainsInput {
   return chains;
 }
 
+/**
+ * Each plan's hbar budget per key and window (24 h by default) is a number of writes at the operator's largest fee
+ * (ledger.maxFeeTinybar, 20 hbar by default): a write is admitted only while that much is left, and then costs what
+ * its record charged (a fraction of a hbar for a plain EthereumTransaction).
+ */
 export function defaultPlans(): PlansInput {
   const all = ['rpc', 'rest', 'graphql', 'beta-graphql', 'mcp'] as const;
   return {
-    free: { requestsPerSecond: 10, monthlyQuota: 100_000, apis: [...all], maxGraphqlDepth: 6, maxGraphqlBytes: 8_192, maxGraphqlCost: 20_000, maxSubscriptions: 2, maxFilters: 10, maxSockets: 2, maxSubscriptionsPerSocket: 10 },
-    developer: { requestsPerSecond: 50, monthlyQuota: 5_000_000, apis: [...all], maxGraphqlDepth: 10, maxGraphqlCost: 100_000, maxSubscriptions: 10, maxFilters: 50, maxSockets: 10, maxSubscriptionsPerSocket: 50 },
-    startup: { requestsPerSecond: 200, monthlyQuota: 50_000_000, apis: [...all], maxGraphqlDepth: 15, maxGraphqlCost: 500_000, maxSubscriptions: 50, maxFilters: 200, maxSockets: 50 },
-    premium: { requestsPerSecond: 500, monthlyQuota: 200_000_000, apis: [...all], maxSubscriptions: 200, maxFilters: 500, maxSockets: 200, debugMethods: true },
-    enterprise: { requestsPerSecond: 2_000, monthlyQuota: 2_000_000_000, apis: [...all], maxSubscriptions: 1_000, maxFilters: 1_000, maxSockets: 2_000, maxSubscriptionsPerSocket: 1_000, debugMethods: true },
+    free: { requestsPerSecond: 10, monthlyQuota: 100_000, apis: [...all], maxGraphqlDepth: 6, maxGraphqlBytes: 8_192, maxGraphqlCost: 20_000, maxSubscriptions: 2, maxFilters: 10, maxSockets: 2, maxSubscriptionsPerSocket: 10, hbarPerKeyTinybar: 5_000_000_000 },
+    developer: { requestsPerSecond: 50, monthlyQuota: 5_000_000, apis: [...all], maxGraphqlDepth: 10, maxGraphqlCost: 100_000, maxSubscriptions: 10, maxFilters: 50, maxSockets: 10, maxSubscriptionsPerSocket: 50, hbarPerKeyTinybar: 20_000_000_000 },
+    startup: { requestsPerSecond: 200, monthlyQuota: 50_000_000, apis: [...all], maxGraphqlDepth: 15, maxGraphqlCost: 500_000, maxSubscriptions: 50, maxFilters: 200, maxSockets: 50, hbarPerKeyTinybar: 100_000_000_000 },
+    premium: { requestsPerSecond: 500, monthlyQuota: 200_000_000, apis: [...all], maxSubscriptions: 200, maxFilters: 500, maxSockets: 200, debugMethods: true, hbarPerKeyTinybar: 500_000_000_000 },
+    enterprise: { requestsPerSecond: 2_000, monthlyQuota: 2_000_000_000, apis: [...all], maxSubscriptions: 1_000, maxFilters: 1_000, maxSockets: 2_000, maxSubscriptionsPerSocket: 1_000, debugMethods: true, hbarPerKeyTinybar: 2_000_000_000_000 },
   };
 }

@@ -31,6 +31,8 @@ export const ENV_OVERRIDES: Record<string, { path: string[]; type: 'string' | 'i
   REDIS_URL: { path: ['limits', 'redisUrl'], type: 'string' },
   REDIS_FAILURE: { path: ['limits', 'redisFailure'], type: 'string' },
   RELAY_PHASE: { path: ['limits', 'relayPhase'], type: 'string' },
+  HBAR_RATE_LIMIT_DURATION: { path: ['hbarLimits', 'windowMs'], type: 'int' },
+  HBAR_RATE_LIMIT_TINYBAR: { path: ['hbarLimits', 'operatorTinybar'], type: 'int' },
   SANDBOX: { path: ['sandbox', 'enabled'], type: 'bool' },
   SANDBOX_BLOCK_INTERVAL_MS: { path: ['sandbox', 'blockIntervalMs'], type: 'int' },
   SANDBOX_HISTORY: { path: ['sandbox', 'history'], type: 'bool' },
@@ -95,7 +97,7 @@ export function loadConfig(options: { file?: string; env?: Env; overrides?: Part
     ...fromFile,
     ...options.overrides,
   };
-  for (const section of ['server', 'private', 'admin', 'ops', 'keys', 'limits', 'sandbox', 'live', 'relay', 'log']) {
+  for (const section of ['server', 'private', 'admin', 'ops', 'keys', 'limits', 'hbarLimits', 'sandbox', 'live', 'relay', 'log']) {
     input[section] = { ...(section === 'sandbox' ? { enabled: !file } : {}), ...fromFile[section as keyof ConfigInput] as object, ...options.overrides?.[section as keyof ConfigInput] as object };
   }
   for (const [name, { path, type }] of Object.entries(ENV_OVERRIDES)) {

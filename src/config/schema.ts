@@ -33,9 +33,15 @@ export const CLOSED_BY_DEFAULT = [
   'eth_sendTransaction',
 ] as const;
 
+/**
+ * A mirror node's base URL. The gateway adds `/api/v1` to every path, but mirror nodes (and `npm run sandbox`) print
+ * their REST URL with it: given either way, the config keeps the base.
+ */
+const mirrorBase = url.transform((u) => u.replace(/\/+$/, '').replace(/\/api\/v1$/, ''));
+
 const ledgerSchema = z.object({
-  mirrorUrl: url.describe('Mirror node REST base URL (without /api/v1)'),
-  mirrorCallUrl: url.optional().describe('Separate base URL for POST /api/v1/contracts/call, if the operator splits them'),
+  mirrorUrl: mirrorBase.describe('Mirror node REST base URL, with or without its /api/v1 suffix'),
+  mirrorCallUrl: mirrorBase.optional().describe('Separate base URL for POST /api/v1/contracts/call, if the operator splits them (with or without /api/v1)'),
   mirrorApiKey: z.string().optional().describe('Credential the gateway adds to mirror-node requests (sent as x-api-key)'),
   consensus: z
     .union([z.enum(['mainnet', 'testnet', 'previewnet']), z.record(z.string(), z.string())])
@@ -50,6 +56,12 @@ const ledgerSchema = z.object({
   graphqlUrl: url.optional().describe('Upstream GraphQL endpoint over ledger data'),
   maxGas: z.number().int().positive().default(15_000_000).describe('Highest gas limit a transaction may ask for'),
   maxFeeTinybar: z.number().int().positive().default(2_000_000_000).describe('Highest fee the operator pays for one submission'),
+  jumboTransactions: z
+    .boolean()
+    .default(true)
+    .describe(
+      'Send call data of up to 128 KiB inside the EthereumTransaction (HIP-1086, as the official relay\'s JUMBO_TX_ENABLED); false uploads call data above 5 KiB to the file service first, for networks without jumbo transactions. A node that answers TRANSACTION_OVERSIZE gets the file-service path either way',
+    ),
 });
 export type LedgerConfig = z.infer<typeof ledgerSchema>;
 
@@ -71,6 +83,14 @@ const networkSchema = z.object({
     .default([])
     .describe('WebSocket JSON-RPC upstreams (EVM chains): their newHeads subscription tells the gateway a block arrived, so subscriptions need no head polling'),
   methods: networkMethodsSchema.describe('Method policy of this network (EVM chains): the most specific pattern wins, this network over rpcPolicy'),
+  logBlocksPerRequest: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe(
+      "Widest block span one eth_getLogs request to this EVM network's upstreams covers (the provider's cap); wider queries are split. Absent: rpcPolicy.maxLogBlocks. An upstream's error naming a narrower cap narrows it while the gateway runs",
+    ),
   writesPerSecond: z
     .number()
     .positive()
@@ -113,6 +133,28 @@ const planSchema = z.object({
   maxFilters: z.number().int().positive().default(100).describe('JSON-RPC filters (eth_new*Filter) a key may hold at once, across networks and instances'),
   maxSockets: z.number().int().positive().default(20).describe('JSON-RPC WebSockets a key may hold open on one gateway instance'),
   maxSubscriptionsPerSocket: z.number().int().positive().default(100).describe('eth_subscribe subscriptions one JSON-RPC WebSocket may hold'),
+  hbarPerKeyTinybar: z
+    .number()
+    .int()
+    .positive()
+    .default(5_000_000_000)
+    .describe(
+      'Hbar (in tinybar) the operator may pay per hbarLimits window for the ledger writes of one key of this plan, on each ledger network; a key can have its own (admin API PUT /admin/v1/keys/{id}/hbar-limit)',
+    ),
+  hbarPerPlanTinybar: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe('Hbar (in tinybar) the operator may pay per hbarLimits window for the ledger writes of all keys of this plan together, on each ledger network; no such budget when absent'),
+  maxLogBlocks: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe(
+      "Widest block span one eth_getLogs of this plan's keys may cover; the gateway splits it into as many upstream requests (EVM) or mirror-node pages (ledger) as it takes, each charged as one request. Absent: rpcPolicy.maxLogBlocks on EVM networks, relay.maxLogBlocks on the ledger",
+    ),
   debugMethods: z
     .boolean()
     .default(false)
@@ -342,10 +384,46 @@ export const configSchema = z.object({
         .describe("How long hourly usage (the key owner's usage report) is kept; month counts are kept for good"),
     })
     .prefault({}),
+  hbarLimits: z
+    .object({
+      windowMs: z
+        .number()
+        .int()
+        .positive()
+        .default(86_400_000)
+        .describe('Length of the hbar spending window (env HBAR_RATE_LIMIT_DURATION, as the official relay names it); windows start at multiples of it since the epoch, so every instance agrees when one resets'),
+      operatorTinybar: z
+        .number()
+        .int()
+        .positive()
+        .default(5_000_000_000_000)
+        .describe('Hbar (in tinybar) the operator account of each ledger network may pay per window for all writes the relay submits (env HBAR_RATE_LIMIT_TINYBAR)'),
+      outageInFlight: z
+        .number()
+        .int()
+        .positive()
+        .default(4)
+        .describe(
+          'Writes one instance may have in flight while Redis is unreachable: spend is then judged from the key store plus this instance\'s own reservations, and this bounds what other instances may add unseen',
+        ),
+    })
+    .prefault({})
+    .describe('Hbar spending limits: every ledger write reserves its largest possible fee against the operator, plan and key budgets before it is submitted'),
   sandbox: z
     .object({
       enabled: z.boolean().default(false).describe('Serve networks without upstreams from local stand-ins'),
-      blockIntervalMs: z.number().int().min(0).default(2_000).describe('Ledger record-file interval; 0 mines on every transaction'),
+      blockIntervalMs: z
+        .number()
+        .int()
+        .min(0)
+        .default(2_000)
+        .describe('Sandbox block time: the ledger closes a record file this often (0: on every transaction); the EVM devnets, which mine each transaction at once, also mine an empty block this often (0: never)'),
+      jumboTransactions: z
+        .boolean()
+        .default(true)
+        .describe(
+          'Whether the ledger sandbox\'s consensus node takes EthereumTransactions above 6 KiB (HIP-1086, up to 130 KiB); false answers them TRANSACTION_OVERSIZE, as a network without jumbo transactions does, and gives the relay ledger.jumboTransactions false for it',
+        ),
       history: z
         .boolean()
         .default(true)
@@ -370,14 +448,34 @@ export const configSchema = z.object({
       latestCacheMs: z.number().int().min(0).default(500).describe('How long `latest` answers may be reused'),
       // 48 MB: with it full under load the gateway stays under 250 MB resident (64 MB peaked at 207-257 MB).
       cacheBytes: z.number().int().positive().default(48 * 1024 * 1024).describe('Byte bound of the final-data cache'),
+      // The official relay's ETH_GET_LOGS_BLOCK_RANGE_LIMIT default, and its comparison: toBlock - fromBlock past it is refused.
+      maxLogBlocks: z
+        .number()
+        .int()
+        .positive()
+        .default(1_000)
+        .describe('Widest eth_getLogs range (toBlock - fromBlock) on the ledger for keys whose plan sets no maxLogBlocks; past it -32000 "Exceeded maximum block range: N", as the official relay answers'),
       mirrorTimeoutMs: z.number().int().positive().default(5_000).describe('Timeout of one mirror-node request'),
       mirrorRetries: z.number().int().min(0).default(2).describe('Retries of a failed mirror-node lookup'),
       mirrorTotalMs: z.number().int().positive().default(15_000).describe('Bound on all attempts of one mirror-node lookup'),
+      // Each address is one mirror-node lookup when the subscription starts (then matched in-process). The official
+      // relay takes one by default (WS_MULTIPLE_ADDRESSES_ENABLED false) and at most 1000 when enabled.
+      subscriptionMaxAddresses: z
+        .number()
+        .int()
+        .min(1)
+        .max(1000)
+        .default(20)
+        .describe(
+          "Addresses one eth_subscribe('logs') on the ledger may name, each looked up on the mirror node; more are refused with the official relay's -32602 (1 gives its default, 'Only one contract address is allowed')",
+        ),
+      // None by default: ethers v6 batches eth_newFilter with the calls of the same tick, so contract.on fails against
+      // the official relay's list (BATCH_REQUESTS_DISALLOWED_METHODS: the debug_trace* and filter methods).
       batchDisallowedMethods: z
-        .array(z.string())
+        .array(z.string().min(1))
         .default([])
         .describe(
-          "Ledger relay methods refused inside a batch (-32007), each answered on its own. The official relay's BATCH_REQUESTS_DISALLOWED_METHODS is the filter methods, debug_traceTransaction and debug_traceBlockByNumber; none by default here, since ethers batches the calls it makes at once (contract.on sends eth_newFilter in a batch)",
+          "Ledger methods refused inside a batch (-32007 'Method <name> is not permitted as part of batch requests'). The official relay refuses debug_traceTransaction, debug_traceBlockByNumber and the six filter methods (eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter, eth_getFilterChanges, eth_getFilterLogs, eth_uninstallFilter); that list breaks ethers v6 event listeners, which batch eth_newFilter with other calls",
         ),
       requestIdInErrors: z
         .boolean()
@@ -400,7 +498,22 @@ export const configSchema = z.object({
         .describe(
           "With httpErrorMapping official: the status that replaces 400 for an error answered to a well-formed request (the official relay's ON_VALID_JSON_RPC_HTTP_RESPONSE_STATUS_CODE); parse errors and invalid requests keep 400",
         ),
+      sendSyncDefaultMs: z
+        .number()
+        .int()
+        .positive()
+        .default(2_000)
+        .describe('How long eth_sendRawTransactionSync (EIP-7966) waits for the receipt when the call names no timeout, or an invalid one (the ledger relay and EVM networks alike)'),
+      sendSyncMaxMs: z
+        .number()
+        .int()
+        .positive()
+        .default(5_000)
+        .describe(
+          'Longest wait eth_sendRawTransactionSync may ask for; a longer timeout is cut to this. Keep it below server.upstreamTimeoutMs, which bounds a call forwarded to an EVM upstream',
+        ),
     })
+    .refine((r) => r.sendSyncDefaultMs <= r.sendSyncMaxMs, { message: 'sendSyncDefaultMs may not exceed sendSyncMaxMs', path: ['sendSyncDefaultMs'] })
     .prefault({}),
   rpcPolicy: z
     .object({
@@ -419,8 +532,15 @@ export const configSchema = z.object({
         .min(MAX_BLOCKS_PER_POLL)
         .default(10_000)
         .describe(
-          'Widest block span asked of an EVM upstream for logs: eth_getLogs, eth_newFilter and eth_getFilterLogs spanning more are refused (-32000 Range too large). Tags count as the upstream head (earliest as block 0), a missing bound as latest. At least 100, the most blocks one filter or subscription poll reads',
+          'Widest block span of a log query on EVM networks: eth_getLogs of a key whose plan sets no maxLogBlocks, and every eth_newFilter and eth_getFilterLogs, spanning more are refused (-32000 Range too large). Tags count as the upstream head (earliest as block 0), a missing bound as latest. At least 100, the most blocks one filter or subscription poll reads. Also what one upstream request covers where the network sets no logBlocksPerRequest',
         ),
+      logConcurrency: z.number().int().positive().max(64).default(4).describe('Upstream requests one split eth_getLogs runs at once'),
+      maxLogBytes: z
+        .number()
+        .int()
+        .positive()
+        .default(32 * 1024 * 1024)
+        .describe('Largest eth_getLogs answer on EVM networks (bytes of JSON, over all the upstream requests it was split into); past it the call is answered -32005 and the rest is not fetched'),
     })
     .prefault({})
     .describe('Which JSON-RPC methods EVM networks forward upstream, and how wide a log query may be'),

@@ -43,6 +43,8 @@ export interface KeyAdmin {
   showKey(id: string): Promise<KeyRecord>;
   revokeKey(id: string): Promise<KeyRecord>;
   setKeyPlan(id: string, plan: string): Promise<KeyRecord>;
+  /** The key's own hbar budget per window in tinybar, or null to return it to its plan's. */
+  setKeyHbarLimit(id: string, tinybar: number | null): Promise<KeyRecord>;
   keyUsage(id: string, month: string): Promise<KeyUsage>;
   listAccounts(): Promise<AccountSummary[]>;
   createAccount(account: { name: string; email?: string }): Promise<AccountRecord>;
@@ -114,6 +116,10 @@ export function storeAdmin(store: KeyStore, plans: Config['plans'], changed: (ke
     showKey: (id) => store.show(checkId(id, 'key')),
     revokeKey: async (id) => told(await store.revoke(checkId(id, 'key'))),
     setKeyPlan: async (id, plan) => told(await store.setPlan(checkId(id, 'key'), plan)),
+    async setKeyHbarLimit(id, tinybar) {
+      if (tinybar !== null && !(Number.isSafeInteger(tinybar) && tinybar > 0)) throw new GatewayError('BAD_REQUEST', 'tinybar must be a positive integer, or null for the plan\'s budget');
+      return told(await store.setHbarLimit(checkId(id, 'key'), tinybar));
+    },
     async keyUsage(id, month) {
       return keyUsage(await store.show(checkId(id, 'key')), checkMonth(month));
     },

@@ -17,6 +17,7 @@ const ROUTES: Array<{ pattern: string; ops: Partial<Record<'GET' | 'POST' | 'PUT
   { pattern: '/keys/:id', ops: { GET: (a, p) => a.showKey(p.id) } },
   { pattern: '/keys/:id/revoke', ops: { POST: (a, p) => a.revokeKey(p.id) } },
   { pattern: '/keys/:id/plan', ops: { PUT: (a, p) => a.setKeyPlan(p.id, planOf(p.body)) } },
+  { pattern: '/keys/:id/hbar-limit', ops: { PUT: (a, p) => a.setKeyHbarLimit(p.id, tinybarOf(p.body)) } },
   { pattern: '/keys/:id/usage', ops: { GET: (a, p) => a.keyUsage(p.id, monthParam(p.query)) } },
   {
     pattern: '/accounts',
@@ -103,6 +104,14 @@ function planOf(body: Record<string, unknown>): string {
   const plan = stringField(body, 'plan');
   if (!plan) throw new GatewayError('BAD_REQUEST', 'send {"plan": "<plan name>"}');
   return plan;
+}
+
+/** `{"tinybar": n}` sets the key's own hbar budget per window; `{"tinybar": null}` returns it to its plan's. */
+function tinybarOf(body: Record<string, unknown>): number | null {
+  const value = body.tinybar;
+  if (value === null) return null;
+  if (typeof value !== 'number') throw new GatewayError('BAD_REQUEST', 'send {"tinybar": <positive integer>} or {"tinybar": null}');
+  return value;
 }
 
 function monthParam(query: URLSearchParams): string {

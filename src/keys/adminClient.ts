@@ -59,6 +59,7 @@ export function httpAdmin(baseUrl: string, token: string): KeyAdmin {
     showKey: async (keyId) => revive(await call<KeyRecord>('GET', `/keys/${id(keyId)}`)),
     revokeKey: async (keyId) => revive(await call<KeyRecord>('POST', `/keys/${id(keyId)}/revoke`)),
     setKeyPlan: async (keyId, plan) => revive(await call<KeyRecord>('PUT', `/keys/${id(keyId)}/plan`, { plan })),
+    setKeyHbarLimit: async (keyId, tinybar) => revive(await call<KeyRecord>('PUT', `/keys/${id(keyId)}/hbar-limit`, { tinybar })),
     keyUsage: (keyId, m) => call('GET', `/keys/${id(keyId)}/usage${month(m)}`),
     listAccounts: async () => (await call<{ accounts: Array<AccountRecord & { keys: number; activeKeys: number }> }>('GET', '/accounts')).accounts.map(revive),
     createAccount: async (account) => revive(await call<AccountRecord>('POST', '/accounts', account)),

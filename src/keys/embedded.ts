@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { Config } from '../config/schema.js';
 import { GatewayError } from '../errors.js';
 import { monthOf } from '../limits/calendar.js';
+import type { HbarSpendRow } from '../limits/hbarSpend.js';
 import type { UsageDelta } from '../limits/types.js';
 import { generateKey, hashKey, newAccountId, newKeyId } from './format.js';
 import { Journal } from './journal.js';
@@ -46,6 +47,8 @@ class EmbeddedKeyStore implements KeyStore {
   private readonly byHash = new Map<string, KeyRow>();
   /** `keyId \0 month` to admitted requests, which the quota reads. */
   private readonly months = new Map<string, number>();
+  /** Settled hbar spend by `scope \0 window`. */
+  private readonly hbar = new Map<string, number>();
   /** Hourly rows by `keyId \0 hour \0 api \0 network \0 outcome`. */
   private readonly hours = new Map<string, HourRow>();
   private closed = false;
@@ -100,6 +103,18 @@ class EmbeddedKeyStore implements KeyStore {
       case 'prune':
         for (const [at, row] of this.hours) if (row[1] < r.before) this.hours.delete(at);
         break;
+      case 'hbarLimit':
+        for (const id of r.ids) {
+          const key = this.keys.get(id);
+          if (key) key.hbarLimitTinybar = r.tinybar;
+        }
+        break;
+      case 'hbar':
+        for (const [scope, window, tinybar] of r.rows) {
+          const at = `${scope}\u0000${window}`;
+          this.hbar.set(at, (this.hbar.get(at) ?? 0) + tinybar);
+        }
+        break;
     }
   }
 
@@ -115,11 +130,18 @@ class EmbeddedKeyStore implements KeyStore {
           return [keyId, month, count];
         }),
       },
+      {
+        t: 'hbar',
+        rows: [...this.hbar].map(([at, tinybar]): [string, number, number] => {
+          const [scope, window] = at.split('\u0000');
+          return [scope, Number(window), tinybar];
+        }),
+      },
     ];
   }
 
   size(): number {
-    return this.accounts.size + this.keys.size + 2;
+    return this.accounts.size + this.keys.size + 3;
   }
 
   async createAccount(account: { name: string; email?: string }): Promise<AccountRecord> {
@@ -221,6 +243,21 @@ class EmbeddedKeyStore implements KeyStore {
     return this.show(id);
   }
 
+  async setHbarLimit(id: string, tinybar: number | null): Promise<KeyRecord> {
+    this.key(id);
+    await this.commit([{ t: 'hbarLimit', ids: [id], tinybar }]);
+    return this.show(id);
+  }
+
+  async addHbarSpend(rows: HbarSpendRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.commit([{ t: 'hbar', rows: rows.map((r) => [r.scope, r.window, r.tinybar]) }]);
+  }
+
+  async hbarSpend(scopes: string[], window: number): Promise<number[]> {
+    return scopes.map((s) => this.hbar.get(`${s}\u0000${window}`) ?? 0);
+  }
+
   async addUsage(deltas: UsageDelta[]): Promise<void> {
     if (deltas.length === 0) return;
     await this.commit([{ t: 'usage', rows: deltas.map((d) => [d.keyId, d.hour, d.api, d.network, d.outcome, d.count]) }]);
@@ -304,6 +341,7 @@ class EmbeddedKeyStore implements KeyStore {
       network: k.network,
       plan: k.plan,
       flags: [...k.flags],
+      hbarLimitTinybar: k.hbarLimitTinybar ?? null,
       createdAt: new Date(k.createdAt),
       revokedAt: k.revokedAt === null ? null : new Date(k.revokedAt),
     };

@@ -20,6 +20,8 @@ export interface KeyRow {
   network: KeyNetwork;
   plan: string;
   flags: KeyFlag[];
+  /** Absent in journals written before per-key hbar budgets. */
+  hbarLimitTinybar?: number | null;
   createdAt: string;
   revokedAt: string | null;
 }
@@ -39,4 +41,7 @@ export type StoreRecord =
   | { t: 'usage'; rows: HourRow[] }
   | { t: 'hours'; rows: HourRow[] }
   | { t: 'months'; rows: Array<[keyId: string, month: string, count: number]> }
-  | { t: 'prune'; before: number };
+  | { t: 'prune'; before: number }
+  | { t: 'hbarLimit'; ids: string[]; tinybar: number | null }
+  /** Settled hbar spend, added to what the scope already spent in that window. */
+  | { t: 'hbar'; rows: Array<[scope: string, window: number, tinybar: number]> };

@@ -53,6 +53,17 @@ const MIGRATIONS: string[][] = [
   ],
   // Old hourly rows are deleted by age.
   ['CREATE INDEX usage_hourly_hour ON usage_hourly (hour)'],
+  [
+    // Settled hbar spend of the ledger writes, per budget scope (operator, plan or key, on one network) and window.
+    `CREATE TABLE hbar_spend (
+     scope text NOT NULL,
+     window_start timestamptz NOT NULL,
+     tinybar bigint NOT NULL DEFAULT 0,
+     PRIMARY KEY (scope, window_start)
+   )`,
+    // A key's own hbar budget per window; null is its plan's.
+    'ALTER TABLE keys ADD COLUMN hbar_limit_tinybar bigint CHECK (hbar_limit_tinybar > 0)',
+  ],
 ];
 
 /** Arbitrary constant: serialises start-up migrations of several gateway instances on one Postgres. */

@@ -4,6 +4,7 @@
  */
 import type { Config } from '../config/schema.js';
 import { GatewayError } from '../errors.js';
+import type { HbarSpendStore } from '../limits/hbarSpend.js';
 import type { UsageHistory, UsageStore } from '../limits/types.js';
 
 export const KEY_FLAGS = ['relay_beta', 'heavy_writes'] as const;
@@ -34,6 +35,8 @@ export interface KeyRecord {
   network: KeyNetwork;
   plan: string;
   flags: KeyFlag[];
+  /** The key's own hbar budget per window (tinybar), set by the operator; null means its plan's. */
+  hbarLimitTinybar: number | null;
   createdAt: Date;
   revokedAt: Date | null;
 }
@@ -54,7 +57,7 @@ export type NewKey = {
 /** Where the store lives: a journal file in a directory, memory only, or a Postgres server. */
 export type StoreKind = 'embedded' | 'memory' | 'postgres';
 
-export interface KeyStore extends UsageStore, UsageHistory {
+export interface KeyStore extends UsageStore, UsageHistory, HbarSpendStore {
   readonly kind: StoreKind;
   createAccount(account: { name: string; email?: string }): Promise<AccountRecord>;
   listAccounts(): Promise<AccountSummary[]>;
@@ -73,6 +76,8 @@ export interface KeyStore extends UsageStore, UsageHistory {
   show(id: string): Promise<KeyRecord>;
   revoke(id: string): Promise<KeyRecord>;
   setPlan(id: string, plan: string): Promise<KeyRecord>;
+  /** Sets the key's own hbar budget per window, or with null returns it to its plan's. */
+  setHbarLimit(id: string, tinybar: number | null): Promise<KeyRecord>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -86,6 +91,8 @@ export interface KeyTableRow {
   network: KeyNetwork;
   plan: string;
   flags: KeyFlag[];
+  /** Absent in an earlier version's PGlite store. */
+  hbar_limit_tinybar?: string | number | null;
   created_at: Date;
   revoked_at: Date | null;
 }

@@ -1,6 +1,7 @@
 import type { Config } from '../config/schema.js';
 import { GatewayError } from '../errors.js';
 import { monthOf } from '../limits/calendar.js';
+import type { HbarSpendRow } from '../limits/hbarSpend.js';
 import type { UsageDelta, UsageOutcome } from '../limits/types.js';
 import { openPostgres, type Sql } from './db.js';
 import { openEmbeddedStore } from './embedded.js';
@@ -13,7 +14,7 @@ import { requirePlan, type AccountRecord, type AccountSummary, type KeyRecord, t
 export { KEY_FLAGS, KEY_NETWORKS, type AccountRecord, type AccountSummary, type KeyFlag, type KeyNetwork, type KeyRecord, type KeyStore, type NewKey, type StoreKind, type StoredKey } from './records.js';
 
 const KEY_COLUMNS = `k.id, k.hash, k.account_id, a.name AS account_name, a.email AS account_email, k.name, k.network, k.plan, k.flags,
-  k.created_at, k.revoked_at`;
+  k.hbar_limit_tinybar, k.created_at, k.revoked_at`;
 const KEY_FROM = 'FROM keys k JOIN accounts a ON a.id = k.account_id';
 
 interface KeyRow extends KeyTableRow {
@@ -32,6 +33,7 @@ function toStoredKey(row: KeyRow): StoredKey {
     network: row.network,
     plan: row.plan,
     flags: row.flags,
+    hbarLimitTinybar: row.hbar_limit_tinybar == null ? null : Number(row.hbar_limit_tinybar),
     createdAt: new Date(row.created_at),
     revokedAt: row.revoked_at ? new Date(row.revoked_at) : null,
   };
@@ -219,6 +221,33 @@ class SqlKeyStore implements KeyStore {
     const rows = await this.sql.query('UPDATE keys SET plan = $2 WHERE id = $1 RETURNING id', [id, plan]);
     if (rows.length === 0) throw new GatewayError('KEY_NOT_FOUND', id);
     return this.show(id);
+  }
+
+  async setHbarLimit(id: string, tinybar: number | null): Promise<KeyRecord> {
+    const rows = await this.sql.query('UPDATE keys SET hbar_limit_tinybar = $2 WHERE id = $1 RETURNING id', [id, tinybar]);
+    if (rows.length === 0) throw new GatewayError('KEY_NOT_FOUND', id);
+    return this.show(id);
+  }
+
+  async addHbarSpend(rows: HbarSpendRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    // Scope order, so two instances settling at once lock rows in the same order.
+    const sorted = [...rows].sort((a, b) => (a.scope < b.scope ? -1 : a.scope > b.scope ? 1 : a.window - b.window));
+    await this.sql.query(
+      `INSERT INTO hbar_spend (scope, window_start, tinybar)
+       SELECT * FROM unnest($1::text[], $2::timestamptz[], $3::bigint[])
+       ON CONFLICT (scope, window_start) DO UPDATE SET tinybar = hbar_spend.tinybar + excluded.tinybar`,
+      [sorted.map((r) => r.scope), sorted.map((r) => new Date(r.window).toISOString()), sorted.map((r) => r.tinybar)],
+    );
+  }
+
+  async hbarSpend(scopes: string[], window: number): Promise<number[]> {
+    const rows = await this.sql.query<{ scope: string; tinybar: string | number }>(
+      'SELECT scope, tinybar FROM hbar_spend WHERE scope = ANY($1::text[]) AND window_start = $2',
+      [scopes, new Date(window).toISOString()],
+    );
+    const spent = new Map(rows.map((r) => [r.scope, Number(r.tinybar)]));
+    return scopes.map((s) => spent.get(s) ?? 0);
   }
 
   async addUsage(deltas: UsageDelta[]): Promise<void> {

@@ -13,6 +13,8 @@ export interface VerifiedKey {
   relayBeta: boolean;
   /** Exempt from the per-key transaction submission budget. */
   heavyWrites: boolean;
+  /** The key's own hbar budget per window (tinybar), when the operator set one; else its plan's hbarPerKeyTinybar. */
+  hbarLimitTinybar?: number;
 }
 
 /** Verifies a raw key; null when unknown or revoked. Implementations cache and coalesce. */

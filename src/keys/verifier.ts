@@ -36,6 +36,7 @@ export function createKeyVerifier(store: Pick<KeyStore, 'findByHash'>, opts: Con
       network: stored.network,
       relayBeta: stored.flags.includes('relay_beta'),
       heavyWrites: stored.flags.includes('heavy_writes'),
+      ...(stored.hbarLimitTinybar === null ? {} : { hbarLimitTinybar: stored.hbarLimitTinybar }),
     };
   }
 

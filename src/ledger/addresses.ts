@@ -47,3 +47,29 @@ export async function partiesOf(reads: LedgerReads, r: { from: string; to: strin
   const [from, to] = await Promise.all([evmAddressOf(reads, r.from, SENDER), evmAddressOf(reads, r.to ?? r.address, RECIPIENT)]);
   return { from: from ?? r.from.toLowerCase(), to: to ?? null };
 }
+
+/** The long-zero address of entity `0.0.N` (or `N`). */
+export function longZeroOf(entityId: string): string {
+  const num = BigInt(entityId.split('.').at(-1)!);
+  return `0x${num.toString(16).padStart(40, '0')}`;
+}
+
+/**
+ * Every address the logs of the contract or token at `address` can carry: a contract's EVM address and its long-zero
+ * one (the mirror node finds a contract by either), a token's long-zero address. Undefined when neither exists, which
+ * the official relay refuses for a `logs` subscription (its `validateSubscribeEthLogsParams` asks the mirror node for
+ * a contract, then a token). Kept once found (an entity's addresses never change), so many subscribers to one
+ * contract cost one lookup.
+ */
+export function logAddressesOf(reads: LedgerReads, address: string): Promise<string[] | undefined> {
+  const lower = address.toLowerCase();
+  return reads.cache.final(`logaddr:${lower}`, () => lookUpLogAddresses(reads, lower));
+}
+
+async function lookUpLogAddresses(reads: LedgerReads, lower: string): Promise<string[] | undefined> {
+  const contract = await reads.mirror.get<{ contract_id: string; evm_address?: string | null }>(`/api/v1/contracts/${lower}`);
+  if (contract) return [...new Set([lower, longZeroOf(contract.contract_id), ...(contract.evm_address ? [contract.evm_address.toLowerCase()] : [])])];
+  if (!isLongZero(lower)) return undefined;
+  const token = await reads.mirror.get<{ token_id: string }>(`/api/v1/tokens/0.0.${BigInt(lower)}`);
+  return token ? [lower] : undefined;
+}

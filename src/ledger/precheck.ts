@@ -8,10 +8,15 @@ import { GatewayError, hidingCause } from '../errors.js';
 import { intrinsicGas, tinybarToWeibar } from './convert.js';
 import type { LedgerReads } from './reads.js';
 
-/** Largest signed transaction accepted (the official relay's limit): 128 KiB of call data plus the envelope. */
+/**
+ * Largest signed transaction accepted: the official relay's SEND_RAW_TRANSACTION_SIZE_LIMIT, which is also the
+ * consensus node's jumbo limit (jumboTransactions.maxTxnSize, HIP-1086).
+ */
 export const MAX_TRANSACTION_BYTES = 133_120;
-/** Largest contract creation code (EIP-3860), checked as the official relay checks it. */
-const MAX_INITCODE_BYTES = 49_152;
+/** Largest call data accepted: the official relay's CALL_DATA_SIZE_LIMIT and jumboTransactions.ethereumMaxCallDataSize. */
+export const MAX_CALL_DATA_BYTES = 131_072;
+/** EIP-3860's limit on a creation's init code (twice EIP-170's 24,576-byte code limit), as the official relay checks it. */
+export const MAX_INITCODE_BYTES = 49_152;
 
 export function parseSignedTransaction(raw: string): Transaction {
   let tx: Transaction;
@@ -32,7 +37,21 @@ function offeredPrice(tx: Transaction): bigint {
 /** Runs before parsing: decoding a signed transaction costs time in proportion to its size. */
 export function checkSize(rawBytes: number): void {
   if (rawBytes > MAX_TRANSACTION_BYTES) {
-    throw new GatewayError('TRANSACTION_TOO_LARGE', `${rawBytes} bytes, the limit is ${MAX_TRANSACTION_BYTES}`);
+    throw new GatewayError('TRANSACTION_TOO_LARGE', `transaction size ${rawBytes}, transaction limit ${MAX_TRANSACTION_BYTES}`);
+  }
+}
+
+/**
+ * Call data within the consensus node's limit however it arrives, inline or through the file service; a creation's
+ * within EIP-3860's init code limit, which the EVM would otherwise refuse only after the fees are paid.
+ */
+export function checkDataSize(tx: Transaction): void {
+  const bytes = (tx.data.length - 2) / 2;
+  if (bytes > MAX_CALL_DATA_BYTES) {
+    throw new GatewayError('CALL_DATA_TOO_LARGE', `call data size ${bytes}, call data size limit ${MAX_CALL_DATA_BYTES}`);
+  }
+  if (tx.to === null && bytes > MAX_INITCODE_BYTES) {
+    throw new GatewayError('INITCODE_TOO_LARGE', `initcode size ${bytes}, initcode size limit ${MAX_INITCODE_BYTES}`);
   }
 }
 
@@ -45,8 +64,6 @@ export function checkShape(tx: Transaction, chainId: number, maxGas: number): vo
   if (tx.gasLimit > BigInt(maxGas)) throw new GatewayError('GAS_LIMIT_TOO_HIGH', [String(tx.gasLimit), String(maxGas)]);
   const intrinsic = intrinsicGas(tx.data, tx.to === null);
   if (tx.gasLimit < intrinsic) throw new GatewayError('GAS_LIMIT_TOO_LOW', [String(tx.gasLimit), String(intrinsic)]);
-  const initcode = tx.to === null ? (tx.data.length - 2) / 2 : 0;
-  if (initcode > MAX_INITCODE_BYTES) throw new GatewayError('INITCODE_TOO_LARGE', [String(initcode), String(MAX_INITCODE_BYTES)]);
 }
 
 /** Checks against the network: gas price, then the sender's account (one mirror-node lookup each, in parallel). */

@@ -48,8 +48,11 @@ export class PageBudget {
     private left: number,
     private readonly error: () => GatewayError,
   ) {}
+  /** Pages taken so far. */
+  used = 0;
   take(): void {
     if (this.left-- <= 0) throw this.error();
+    this.used++;
   }
 }
 

@@ -63,6 +63,17 @@ export interface ContractResult {
   transaction_index: number | null;
   type: number | null;
   logs?: MirrorLog[];
+  /** The storage slots the transaction read and wrote: in a single result, not in listings. */
+  state_changes?: StateChange[] | null;
+}
+
+/** One row of a contract result's `state_changes`, as the mirror node's OpenAPI document defines it. */
+export interface StateChange {
+  address: string;
+  contract_id: string | null;
+  slot: string;
+  value_read: string;
+  value_written: string | null;
 }
 
 export interface MirrorAccount {

@@ -52,11 +52,15 @@ export interface OpcodesResponse {
   }>;
 }
 
-/** A geth `callTracer` frame. */
+/**
+ * A geth `callTracer` frame. The transaction's own frame also always has `to` (null when unknown), `output` and
+ * `calls` (empty when there are none, or with `onlyTopCall`), which geth leaves out when empty and the official relay
+ * always sends; its acceptance suite (debug.spec.ts) checks for them.
+ */
 export interface CallFrame {
   type: string;
   from: string;
-  to?: string;
+  to?: string | null;
   value?: string;
   gas: string;
   gasUsed: string;
@@ -100,11 +104,27 @@ export function revertReason(output: string | null | undefined): string | undefi
   }
 }
 
+/** The text of hex bytes that spell printable ASCII (a ledger status such as `INVALID_CONTRACT_ID`), if they do. */
+function asciiOf(data: string | null | undefined): string | undefined {
+  if (!data || !/^0x([0-9a-fA-F]{2})+$/.test(data)) return undefined;
+  const text = Buffer.from(data.slice(2), 'hex').toString('utf8');
+  return /^[\x20-\x7e]+$/.test(text) ? text : undefined;
+}
+
 /** Mirror-node `ERROR` result data is the error's text in hex (`0x494e53...`); plain text is kept as it is. */
 function errorText(data: string | null): string {
   if (!data || !/^0x([0-9a-fA-F]{2})+$/.test(data)) return data || 'execution failed';
-  const text = Buffer.from(data.slice(2), 'hex').toString('utf8');
-  return /^[\x20-\x7e]+$/.test(text) ? (GETH_ERRORS[text] ?? text) : data;
+  const text = asciiOf(data);
+  return text === undefined ? data : (GETH_ERRORS[text] ?? text);
+}
+
+/**
+ * A failed transaction's output: the mirror node's `error_message`, which is revert data in hex, or a ledger status in
+ * text that the official relay sends hex-encoded (`INVALID_CONTRACT_ID` as `0x494e56...`).
+ */
+function failureOutput(errorMessage: string | null): string {
+  if (!errorMessage) return '0x';
+  return /^0x[0-9a-fA-F]*$/.test(errorMessage) ? errorMessage.toLowerCase() : `0x${Buffer.from(errorMessage, 'utf8').toString('hex')}`;
 }
 
 /** Every action of a transaction in execution order (the mirror node pages them 100 at a time at most). */
@@ -174,26 +194,27 @@ export async function callTrace(reads: LedgerReads, result: ContractResult, opts
   const type = actions.find((a) => a.call_depth === 0)?.call_operation_type ?? (created || !result.to ? 'CREATE' : 'CALL');
   const [from, to] = await Promise.all([evmAddressOf(reads, result.from, SENDER), evmAddressOf(reads, created ? result.address : (result.to ?? result.address))]);
   const failed = result.status !== '0x1';
-  const output = hexOrEmpty(failed ? result.error_message : result.call_result);
+  const output = failed ? failureOutput(result.error_message) : hexOrEmpty(result.call_result);
   const top: CallFrame = {
     type,
     from: from ?? '0x',
-    ...(to ? { to } : {}),
+    to: to ?? null,
     value: toQuantity(BigInt(result.amount ?? 0)),
     gas: toQuantity(result.gas_limit),
     gasUsed: toQuantity(result.gas_used ?? 0),
     input: hexOrEmpty(result.function_parameters),
-    ...(output !== '0x' ? { output } : {}),
+    output,
   };
   if (failed) {
+    // geth's words for a revert and for running out of gas; any other ledger status as the mirror node names it.
     top.error = GETH_ERRORS[result.result] ?? result.result;
-    const reason = revertReason(output);
-    if (reason !== undefined) top.revertReason = reason;
+    // An Error(string) payload's reason, or a ledger status spelled out (the official relay always sends one).
+    top.revertReason = revertReason(output) ?? asciiOf(output) ?? '';
   }
-  if (opts.onlyTopCall) return top;
+  if (opts.onlyTopCall) return { ...top, calls: [] };
   const frames = await Promise.all(actions.map((a) => (a.call_depth < 1 ? Promise.resolve(top) : childFrame(reads, a))));
   nest(frames, actions, top);
-  return top;
+  return { ...top, calls: top.calls ?? [] };
 }
 
 /**

@@ -13,8 +13,11 @@ export interface ChainLog {
   removed?: boolean;
 }
 
-/** `{address?, topics?, fromBlock?, toBlock?}` as eth_newFilter and eth_subscribe('logs') take it. */
-export function parseCriteria(value: unknown, name: string, opts: { blockRange: boolean }): LogCriteria {
+/**
+ * `{address?, topics?, fromBlock?, toBlock?}` as eth_newFilter and eth_subscribe('logs') take it. A subscription
+ * follows new blocks: geth refuses a block range on it, the official relay drops it (`blockRange: 'ignore'`).
+ */
+export function parseCriteria(value: unknown, name: string, opts: { blockRange: 'take' | 'refuse' | 'ignore' }): LogCriteria {
   const filter = value === undefined || value === null ? {} : object(value, name);
   if (filter.blockHash !== undefined && filter.blockHash !== null) {
     throw new GatewayError('INVALID_PARAMS', `${name}.blockHash is for eth_getLogs; a filter follows new blocks`);
@@ -29,14 +32,14 @@ export function parseCriteria(value: unknown, name: string, opts: { blockRange: 
     return options.map((o, j) => hash32(o, `${name}.topics[${i}]${Array.isArray(t) ? `[${j}]` : ''}`));
   });
   const criteria: LogCriteria = { address: addresses, topics };
-  if (opts.blockRange) {
+  if (opts.blockRange === 'take') {
     for (const bound of ['fromBlock', 'toBlock'] as const) {
       const given = filter[bound];
       if (given === undefined || given === null) continue;
       blockNumberOrTag(given, `${name}.${bound}`);
       criteria[bound] = given as string;
     }
-  } else if (filter.fromBlock !== undefined || filter.toBlock !== undefined) {
+  } else if (opts.blockRange === 'refuse' && (filter.fromBlock !== undefined || filter.toBlock !== undefined)) {
     throw new GatewayError('INVALID_PARAMS', `${name} of a subscription takes address and topics only`);
   }
   return criteria;

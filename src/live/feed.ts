@@ -7,19 +7,18 @@
 import type { Logger } from 'pino';
 import { rpcSubscriptions } from '../metrics.js';
 import { matches, type ChainLog } from './criteria.js';
-import type { LogCriteria, SeenBlock } from './filterStore.js';
+import type { SeenBlock } from './filterStore.js';
 import { advance, removedLogs, type BlockHeader, type ChainSource } from './source.js';
+import type { SubscriptionKind, SubscriptionRequest } from './subscriptionParams.js';
 
-export type SubscriptionKind = 'newHeads' | 'logs' | 'newPendingTransactions';
+export type { SubscriptionKind };
 /** Receives each result as JSON text, serialised once for all subscribers. */
 export type Notify = (json: string) => void;
 
 /** How much longer the head poll waits while an upstream WebSocket announces blocks: it is then only a safety net. */
 const SIGNALLED_POLL_FACTOR = 10;
 
-interface Subscriber {
-  kind: SubscriptionKind;
-  criteria?: Pick<LogCriteria, 'address' | 'topics'>;
+interface Subscriber extends SubscriptionRequest {
   notify: Notify;
 }
 
@@ -34,6 +33,16 @@ export interface FeedOptions {
   source: ChainSource;
   pollMs: number;
   heads?: HeadSignal;
+  /**
+   * newHeads carry the block as eth_getBlockByNumber answers it, transactions included, as the official relay sends
+   * them; without it, the bare header, as geth sends it.
+   */
+  wholeBlocks?: boolean;
+  /**
+   * Every address the logs of a subscription's addresses can carry (on the ledger, a contract's EVM and long-zero
+   * addresses); refuses an address that can have none.
+   */
+  logAddresses?(addresses: string[]): Promise<string[]>;
   logger?: Logger;
 }
 
@@ -55,8 +64,10 @@ export class NetworkFeed {
    * Adds a subscriber and resolves once the feed knows the head, so every block after this point reaches it.
    * Returns the function that removes it.
    */
-  async subscribe(kind: SubscriptionKind, criteria: Subscriber['criteria'], notify: Notify): Promise<() => void> {
-    const sub: Subscriber = { kind, criteria, notify };
+  async subscribe(request: SubscriptionRequest, notify: Notify): Promise<() => void> {
+    const { kind, criteria } = request;
+    const aliases = criteria && criteria.address.length > 0 && this.opts.logAddresses ? await this.opts.logAddresses(criteria.address) : undefined;
+    const sub: Subscriber = { ...request, criteria: aliases ? { ...criteria!, address: aliases } : criteria, notify };
     this.subscribers.add(sub);
     rpcSubscriptions.inc({ network: this.opts.network, type: kind });
     const remove = () => {
@@ -148,17 +159,34 @@ export class NetworkFeed {
     if (this.cursor !== cursor) return;
     this.cursor = step.cursor;
     this.recent = step.recent;
-    for (const header of step.added) this.deliver('newHeads', asHead(header));
-    for (const log of [...removedLogs(step.removed), ...step.logs]) this.deliver('logs', log);
+    const full = await this.withTransactions(step.added);
+    step.added.forEach((header, i) => this.deliverHead(this.opts.wholeBlocks ? header : asHead(header), full[i]));
+    for (const log of [...removedLogs(step.removed), ...step.logs]) this.deliverLog(log);
     if (!wantLogs) this.recent = this.recent.map(({ n, hash }) => ({ n, hash }));
   }
 
-  private deliver(kind: 'newHeads' | 'logs', result: unknown): void {
+  /** The added blocks with their transactions in full, read only when a subscriber asked for them. */
+  private async withTransactions(added: BlockHeader[]): Promise<Array<BlockHeader | undefined>> {
+    const source = this.opts.source;
+    if (!source.blockWithTransactions || ![...this.subscribers].some((s) => s.kind === 'newHeads' && s.includeTransactions)) return [];
+    return Promise.all(added.map((h) => source.blockWithTransactions!(Number(BigInt(h.number)))));
+  }
+
+  private deliverHead(head: unknown, full: BlockHeader | undefined): void {
+    let json: string | undefined;
+    let fullJson: string | undefined;
+    for (const sub of this.subscribers) {
+      if (sub.kind !== 'newHeads') continue;
+      if (sub.includeTransactions && full) sub.notify((fullJson ??= JSON.stringify(full)));
+      else sub.notify((json ??= JSON.stringify(head)));
+    }
+  }
+
+  private deliverLog(log: ChainLog): void {
     let json: string | undefined;
     for (const sub of this.subscribers) {
-      if (sub.kind !== kind) continue;
-      if (kind === 'logs' && sub.criteria && !matches(result as ChainLog, sub.criteria)) continue;
-      sub.notify((json ??= JSON.stringify(result)));
+      if (sub.kind !== 'logs' || (sub.criteria && !matches(log, sub.criteria))) continue;
+      sub.notify((json ??= JSON.stringify(log)));
     }
   }
 }

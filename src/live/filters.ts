@@ -75,7 +75,7 @@ export class NetworkFilters {
     switch (method) {
       case 'eth_newFilter': {
         const [param] = positional(params, 1, 1);
-        const criteria = parseCriteria(param, 'filter', { blockRange: true });
+        const criteria = parseCriteria(param, 'filter', { blockRange: 'take' });
         return this.checkRange('eth_newFilter', criteria).then(() => this.install(key, 'logs', criteria));
       }
       case 'eth_newBlockFilter':

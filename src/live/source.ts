@@ -22,6 +22,8 @@ export interface ChainSource {
   head(): Promise<number>;
   /** Consecutive headers from `from`, ending early at the first block the chain does not have yet. */
   blocks(from: number, to: number): Promise<BlockHeader[]>;
+  /** One block with its transactions in full (undefined if the chain does not have it). */
+  blockWithTransactions?(n: number): Promise<BlockHeader | undefined>;
   /** Logs over the range; refused with RANGE_TOO_LARGE past the chain's `checkLogRange`. */
   logs(criteria: Pick<LogCriteria, 'address' | 'topics'>, fromBlock: number | string, toBlock: number | string): Promise<ChainLog[]>;
   /**
@@ -43,7 +45,7 @@ const hex = (n: number | string) => (typeof n === 'number' ? `0x${n.toString(16)
 
 /** A chain read through JSON-RPC calls; with `range`, no logs are asked for over a wider range than it allows. */
 export function rpcSource(call: Caller, range?: LogRange): ChainSource {
-  const checkLogRange = range && ((method: string, fromBlock: number | string, toBlock: number | string) => range.check(method, { fromBlock: hex(fromBlock), toBlock: hex(toBlock) }));
+  const checkLogRange = range && (async (method: string, fromBlock: number | string, toBlock: number | string) => void (await range.check(method, { fromBlock: hex(fromBlock), toBlock: hex(toBlock) })));
   return {
     checkLogRange,
     async head() {
@@ -56,6 +58,10 @@ export function rpcSource(call: Caller, range?: LogRange): ChainSource {
       const found = (await call(calls)) as Array<BlockHeader | null>;
       const end = found.findIndex((b) => !b);
       return (end === -1 ? found : found.slice(0, end)) as BlockHeader[];
+    },
+    async blockWithTransactions(n) {
+      const [block] = await call([{ method: 'eth_getBlockByNumber', params: [hex(n), true] }]);
+      return (block ?? undefined) as BlockHeader | undefined;
     },
     async logs(criteria, fromBlock, toBlock) {
       await checkLogRange?.('eth_getLogs', fromBlock, toBlock);

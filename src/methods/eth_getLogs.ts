@@ -4,8 +4,6 @@ import { PageBudget, type MirrorBlock, type MirrorLog } from '../ledger/reads.js
 import { address, blockNumberOrTag, hash32, object, positional } from './params.js';
 import type { MethodEnv } from './types.js';
 
-/** Widest block range one call may ask for, as the official relay bounds it. */
-export const MAX_LOG_BLOCK_RANGE = 1_000;
 /** Each address is its own mirror-node listing: the addresses of one call are bounded (-32602 past it). */
 export const MAX_LOG_ADDRESSES = 20;
 /** Alternatives (OR) in one topic position; each becomes a query parameter (-32602 past it). */
@@ -59,7 +57,9 @@ async function blockRange(filter: Record<string, unknown>, env: MethodEnv): Prom
   const to = Math.min(wanted, head);
   if (from > head) return null;
   if (from > to) throw new GatewayError('INVALID_PARAMS', `fromBlock ${from} is after toBlock ${to}`);
-  if (to - from >= MAX_LOG_BLOCK_RANGE) throw new GatewayError('RANGE_TOO_LARGE', `at most ${MAX_LOG_BLOCK_RANGE} blocks per eth_getLogs call`);
+  // As the official relay compares (CommonService's RANGE_TOO_LARGE): toBlock - fromBlock past the limit, its words.
+  const span = env.ctx.key?.plan.maxLogBlocks ?? env.maxLogBlocks;
+  if (to - from > span) throw new GatewayError('LOG_RANGE_TOO_LARGE', String(span));
   const [first, last] = await Promise.all([env.reads.blockByNumber(from), env.reads.blockByNumber(to)]);
   if (!first || !last) throw new GatewayError('UNKNOWN_BLOCK', `block ${first ? to : from}`);
   return [first, last];
@@ -83,7 +83,10 @@ export async function eth_getLogs(params: unknown[], env: MethodEnv) {
   return env.reads.cache.final(`logs:${first.number}:${last.number}:${addrs.join(',')}:${topics}`, async () => {
     const paths = addrs.length > 0 ? addrs.map((a) => `/api/v1/contracts/${a}/results/logs?${query}`) : [`/api/v1/contracts/results/logs?${query}`];
     const budget = new PageBudget(MAX_LOG_PAGES, () => new GatewayError('LOGS_LIMITED', `at most ${MAX_LOG_PAGES} pages of 100 logs`));
-    const logs = (await inBatches(paths, LOG_FETCH_CONCURRENCY, (p) => env.reads.collect<MirrorLog>(p, 'logs', budget))).flat();
+    // Each page is a request of its own to the mirror node: the key pays for every one past the first.
+    const paying = env.ctx.charge && (() => (budget.used > 1 ? env.ctx.charge!() : undefined));
+    const get = paying && (async (p: string) => (await paying(), env.reads.mirror.get(p)));
+    const logs = (await inBatches(paths, LOG_FETCH_CONCURRENCY, (p) => env.reads.collect<MirrorLog>(p, 'logs', budget, get))).flat();
     if (addrs.length > 1) logs.sort((a, b) => (a.timestamp ?? '').localeCompare(b.timestamp ?? '') || a.index - b.index);
     const blocks = new Map<number, BlockContext>();
     for (const n of new Set(logs.map((l) => l.block_number ?? first.number))) {

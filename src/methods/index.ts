@@ -44,6 +44,7 @@ import { eth_newBlockFilter } from './eth_newBlockFilter.js';
 import { eth_newFilter } from './eth_newFilter.js';
 import { eth_newPendingTransactionFilter } from './eth_newPendingTransactionFilter.js';
 import { eth_sendRawTransaction } from './eth_sendRawTransaction.js';
+import { eth_sendRawTransactionSync } from './eth_sendRawTransactionSync.js';
 import { eth_submitWork } from './eth_submitWork.js';
 import { eth_syncing } from './eth_syncing.js';
 import { eth_uninstallFilter } from './eth_uninstallFilter.js';
@@ -99,6 +100,7 @@ export const METHODS: Readonly<Record<string, Method>> = Object.freeze({
   eth_newFilter,
   eth_newPendingTransactionFilter,
   eth_sendRawTransaction,
+  eth_sendRawTransactionSync,
   eth_submitWork,
   eth_syncing,
   eth_uninstallFilter,

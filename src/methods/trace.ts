@@ -1,13 +1,15 @@
 /** What the debug_trace* methods share: the tracer option object and tracing one transaction with it. */
 import { GatewayError } from '../errors.js';
+import { prestateTrace } from '../ledger/prestate.js';
 import { callTrace, contractOpcodes, opcodeTrace } from '../ledger/trace.js';
 import type { ContractResult, MirrorBlock } from '../ledger/reads.js';
 import { bool, object } from './params.js';
 import type { MethodEnv } from './types.js';
 
-export const TRACERS = ['callTracer', 'opcodeLogger'] as const;
+export const TRACERS = ['callTracer', 'opcodeLogger', 'prestateTracer'] as const;
 export type Tracer =
   | { tracer: 'callTracer'; onlyTopCall: boolean }
+  | { tracer: 'prestateTracer'; onlyTopCall: boolean }
   | { tracer: 'opcodeLogger'; stack: boolean; memory: boolean; storage: boolean };
 
 function flag(config: Record<string, unknown>, top: Record<string, unknown>, name: string, where: string): boolean | undefined {
@@ -26,7 +28,13 @@ export function tracerOption(value: unknown, fallback: Tracer['tracer']): Tracer
     throw new GatewayError('INVALID_PARAMS', `tracer must be one of ${TRACERS.join(', ')}, got ${JSON.stringify(name)}`);
   }
   const config = top.tracerConfig === undefined || top.tracerConfig === null ? {} : object(top.tracerConfig, 'tracerConfig');
-  if (name === 'callTracer') return { tracer: name, onlyTopCall: flag(config, {}, 'onlyTopCall', 'tracerConfig') ?? false };
+  if (name === 'prestateTracer' && flag(config, {}, 'diffMode', 'tracerConfig')) {
+    // The official relay has no diff mode either; a plain prestate in its place would be misread as one.
+    throw new GatewayError('INVALID_PARAMS', 'tracerConfig.diffMode of prestateTracer is not offered on this chain');
+  }
+  const onlyTopCall = () => flag(config, {}, 'onlyTopCall', 'tracerConfig') ?? false;
+  if (name === 'callTracer') return { tracer: name, onlyTopCall: onlyTopCall() };
+  if (name === 'prestateTracer') return { tracer: name, onlyTopCall: onlyTopCall() };
   return {
     tracer: 'opcodeLogger',
     stack: !(flag(config, top, 'disableStack', 'tracer options') ?? false),
@@ -37,6 +45,7 @@ export function tracerOption(value: unknown, fallback: Tracer['tracer']): Tracer
 
 export async function traceResult(env: MethodEnv, result: ContractResult, tracer: Tracer): Promise<unknown> {
   if (tracer.tracer === 'callTracer') return callTrace(env.reads, result, tracer);
+  if (tracer.tracer === 'prestateTracer') return prestateTrace(env.reads, result, tracer);
   return opcodeTrace(await contractOpcodes(env.reads, result.hash, tracer), tracer);
 }
 

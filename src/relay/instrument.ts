@@ -80,6 +80,7 @@ export function instrumentRelay(network: string, relay: LedgerRelay): LedgerRela
       });
       return outcomes;
     },
+    logAddresses: (addresses) => relay.logAddresses(addresses),
     stats: () => relay.stats(),
     async close() {
       relays.delete(network);

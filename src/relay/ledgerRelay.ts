@@ -7,15 +7,18 @@
  */
 import type { Logger } from 'pino';
 import type { Config, LedgerConfig } from '../config/schema.js';
+import type { HbarBudgets } from '../limits/hbarBudgets.js';
 import { FilterService, type NetworkFilters } from '../live/filters.js';
 import { MemoryFilterStore } from '../live/filterStore.js';
 import { directCaller, rpcSource } from '../live/source.js';
 import { METHODS, dispatch } from '../methods/index.js';
 import type { MethodEnv } from '../methods/types.js';
 import type { CallContext, RpcBackend } from '../rpc/answer.js';
+import { errorObject, type RpcCall, type RpcOutcome } from '../rpc/jsonrpc.js';
 import { GatewayError } from '../errors.js';
-import { toErrorObject, type RpcCall, type RpcOutcome } from '../rpc/jsonrpc.js';
+import { logAddressesOf } from '../ledger/addresses.js';
 import { finalAnswer } from '../ledger/finalAnswers.js';
+import { LOG_FETCH_CONCURRENCY } from '../methods/eth_getLogs.js';
 import { ReadCache, type CacheStats } from '../ledger/cache.js';
 import { consensusOnDemand } from '../ledger/consensus.js';
 import { MirrorClient, type MirrorStats } from '../ledger/mirror.js';
@@ -28,6 +31,11 @@ export interface LedgerRelayStats {
 }
 
 export interface LedgerRelay extends RpcBackend {
+  /**
+   * Every address the logs of a `logs` subscription on `addresses` can carry (a contract's EVM and long-zero
+   * addresses); refuses one that is neither a contract nor a token, as the official relay does.
+   */
+  logAddresses(addresses: string[]): Promise<string[]>;
   close(): Promise<void>;
   stats(): LedgerRelayStats;
 }
@@ -40,20 +48,10 @@ export interface LedgerRelayOptions {
   logger?: Logger;
   /** Network id, for metric labels. */
   network?: string;
+  /** The gateway's hbar spending limits; none apply when absent. */
+  hbar?: HbarBudgets;
   /** The gateway's filters (shared by every network and, on Redis, every instance); a private in-memory set when absent. */
   filters?: FilterService;
-}
-
-/** A method the operator keeps out of batches, as the official relay's BATCH_REQUESTS_DISALLOWED_METHODS does. */
-async function refusedInBatch(call: RpcCall): Promise<RpcOutcome> {
-  return { error: toErrorObject(new GatewayError('NOT_IN_BATCH', call.method)) };
-}
-
-/** Each error's message led by the request's id, as the official relay words them (its jsonRespError). */
-function withRequestId(outcomes: RpcOutcome[], requestId: string): RpcOutcome[] {
-  // In place: the error objects are this call's own, and carry unserialised fields (catalogue entry, cause).
-  for (const outcome of outcomes) if ('error' in outcome) outcome.error.message = `[Request ID: ${requestId}] ${outcome.error.message}`;
-  return outcomes;
 }
 
 /** geth's filter lifetime, for relays built without the gateway's filter service (tests, tools). */
@@ -76,18 +74,20 @@ export function createLedgerRelay(opts: LedgerRelayOptions): LedgerRelay {
     ledger.operatorId && ledger.operatorKey ? consensusOnDemand({ ...ledger, operatorId: ledger.operatorId, operatorKey: ledger.operatorKey }) : undefined;
   // One instance's submissions; a pool shared across instances would be built here instead.
   const pending = new LocalPendingPool();
+  const sendSync = { defaultMs: relay.sendSyncDefaultMs, maxMs: relay.sendSyncMaxMs };
+  const networkId = opts.network ?? `chain-${opts.chainId}`;
+  const hbar = opts.hbar && { reserve: opts.hbar.reserve.bind(opts.hbar, networkId) };
   const onUnexpected = (err: unknown, method: string) => opts.logger?.error({ err, method }, 'ledger relay method failed unexpectedly');
   const service = opts.filters ?? new FilterService({ store: new MemoryFilterStore(), timeoutMs: DEFAULT_FILTER_TIMEOUT_MS });
   // Every env is a literal of this one shape: spreading a shared base object into each request's env took 3% of the
   // gateway's time under the relay mix.
   const envOf = (ctx: CallContext, filters: NetworkFilters | undefined) =>
-    ({ chainId: opts.chainId, ledger, reads, consensus, pending, mirrorTotalMs: relay.mirrorTotalMs, filters, ctx }) as MethodEnv;
+    ({ chainId: opts.chainId, ledger, reads, consensus, hbar, pending, mirrorTotalMs: relay.mirrorTotalMs, maxLogBlocks: relay.maxLogBlocks, sendSync, filters, ctx }) as MethodEnv;
   // Filters read the chain with the relay's own methods (eth_blockNumber, eth_getBlockByNumber, eth_getLogs), which
   // use no per-call context and no filters.
   const readEnv = envOf({ requestId: 'filters' } as CallContext, undefined);
   // An unknown filter is worded as the official relay words it (its FilterService).
-  const source = rpcSource(directCaller((c) => METHODS[c.method](c.params, readEnv)));
-  const filters = service.on(opts.network ?? `chain-${opts.chainId}`, source, 'LEDGER_FILTER_NOT_FOUND');
+  const filters = service.on(networkId, rpcSource(directCaller((c) => METHODS[c.method](c.params, readEnv))), 'LEDGER_FILTER_NOT_FOUND');
   readEnv.filters = filters;
 
   const notInBatch = new Set(relay.batchDisallowedMethods);
@@ -95,8 +95,27 @@ export function createLedgerRelay(opts: LedgerRelayOptions): LedgerRelay {
     handle(calls: RpcCall[], ctx: CallContext): Promise<RpcOutcome[]> {
       const env = envOf(ctx, filters);
       const run = (call: RpcCall) => dispatch(call, env, onUnexpected);
-      const outcomes = Promise.all(calls.map((call) => (ctx.batch && notInBatch.has(call.method) ? refusedInBatch(call) : finalAnswer(call, reads, run))));
-      return relay.requestIdInErrors ? outcomes.then((list) => withRequestId(list, ctx.requestId)) : outcomes;
+      const refused = (call: RpcCall) => ctx.batch === true && notInBatch.has(call.method);
+      return Promise.all(calls.map((call) => (refused(call) ? { error: errorObject('METHOD_NOT_IN_BATCH', call.method) } : finalAnswer(call, reads, run))));
+    },
+    async logAddresses(given) {
+      const addresses = [...new Set(given)];
+      const max = relay.subscriptionMaxAddresses;
+      if (addresses.length > max) {
+        // The official relay's words (its validateSubscribeEthLogsParams).
+        throw new GatewayError('INVALID_PARAMETER', `filters.address: ${max === 1 ? 'Only one contract address is allowed' : `A maximum of ${max} contract addresses are allowed`}`);
+      }
+      const all: string[] = [];
+      // A few lookups at a time, as eth_getLogs fetches its addresses.
+      for (let i = 0; i < addresses.length; i += LOG_FETCH_CONCURRENCY) {
+        const batch = addresses.slice(i, i + LOG_FETCH_CONCURRENCY);
+        const found = await Promise.all(batch.map((a) => logAddressesOf(reads, a)));
+        found.forEach((aliases, j) => {
+          if (!aliases) throw new GatewayError('NOT_A_LOG_SOURCE', batch[j]);
+          all.push(...aliases);
+        });
+      }
+      return [...new Set(all)];
     },
     async close() {
       await Promise.all([consensus?.close(), mirror.close()]);

@@ -6,10 +6,17 @@ export interface CallContext {
   network: NetworkRef;
   requestId: string;
   key?: VerifiedKey;
+  /**
+   * Charges one more request to the key's budget, for work a call fans out into (a split eth_getLogs' further upstream
+   * requests or mirror-node pages); throws the refusal. Absent where nobody pays (the gateway's own reads).
+   */
+  charge?(): Promise<void>;
   /** Receives the internal cause of each error answered (for the request's log line, never the client). */
   logInternal?(cause: string): void;
-  /** Set when the calls came in a batch. */
+  /** Set when the calls came in a batch (the ledger relay refuses some methods there). */
   batch?: boolean;
+  /** Put before every error message of the answer, to name the request where no response header can. */
+  errorPrefix?: string;
 }
 
 /** Answers valid calls in order; the EVM forwarder and the ledger relay both implement it. */
@@ -21,12 +28,15 @@ export interface RpcBackend {
 export interface Answer {
   /** Undefined when nothing is owed (only notifications). */
   body: string | undefined;
+  /** As the backend answered it (before any `errorPrefix`), with its catalogue entry. */
   error?: RpcErrorObject;
 }
 
 /** Runs a parsed body through a backend and serializes the answer. */
 export async function answer(parsed: ParsedBody, backend: RpcBackend, ctx: CallContext): Promise<Answer> {
-  if (parsed.kind === 'error') return { body: serializeResponse('null', { error: parsed.error }), error: parsed.error };
+  const prefixed = (outcome: RpcOutcome): RpcOutcome =>
+    ctx.errorPrefix && 'error' in outcome ? { error: { ...outcome.error, message: `${ctx.errorPrefix}${outcome.error.message}` } } : outcome;
+  if (parsed.kind === 'error') return { body: serializeResponse('null', prefixed({ error: parsed.error })), error: parsed.error };
   const entries = parsed.kind === 'single' ? [parsed.entry] : parsed.entries;
   const calls: RpcCall[] = [];
   for (const e of entries) if ('call' in e) calls.push(e.call);
@@ -36,14 +46,14 @@ export async function answer(parsed: ParsedBody, backend: RpcBackend, ctx: CallC
   let next = 0;
   for (const e of entries) {
     if ('invalid' in e) {
-      parts.push(serializeResponse(e.invalid, { error: e.error }));
+      parts.push(serializeResponse(e.invalid, prefixed({ error: e.error })));
       error = e.error;
     } else {
       const outcome = outcomes[next++];
       error = 'error' in outcome ? outcome.error : undefined;
       const cause = error ? internalOf(error) : undefined;
       if (cause) ctx.logInternal?.(cause);
-      if (e.call.id !== undefined) parts.push(serializeResponse(e.call.id, outcome));
+      if (e.call.id !== undefined) parts.push(serializeResponse(e.call.id, prefixed(outcome)));
     }
   }
   if (parts.length === 0) return { body: undefined };

@@ -13,6 +13,8 @@ export interface RpcHandlerOptions extends CallPolicy {
   maxBatch: number;
   /** How a network's JSON-RPC errors map to HTTP statuses; 200 for all when absent. */
   statusRuleFor?(network: NetworkRef): StatusRule;
+  /** What leads a network's error messages over HTTP (the official relay's `[Request ID: <id>] `), if anything. */
+  errorPrefixFor?(network: NetworkRef, requestId: string): string | undefined;
   /** JSON-RPC over WebSocket on the same URL. */
   sockets?: Omit<RpcSocketOptions, keyof RpcHandlerOptions | 'sockets'>;
 }
@@ -42,7 +44,8 @@ export function createRpcHandler(opts: RpcHandlerOptions): ApiHandler {
       const methods = parsed.kind === 'single' && 'call' in parsed.entry ? [parsed.entry.call.method] : parsed.kind === 'batch' ? ['batch'] : [];
       ctx.annotate({ rpcMethods: methods, calls: callCount(parsed) });
       const causes: string[] = [];
-      const ctxCall = { network, requestId: ctx.requestId, key, logInternal: (cause: string) => causes.push(cause) };
+      const errorPrefix = opts.errorPrefixFor?.(network, ctx.requestId);
+      const ctxCall = { network, requestId: ctx.requestId, key, logInternal: (cause: string) => causes.push(cause), ...(errorPrefix ? { errorPrefix } : {}) };
       const { body, error, refusal } = await respond(parsed, await opts.backendFor(network), opts, ctxCall);
       if (causes.length > 0) ctx.annotate({ internalErrors: causes.slice(0, 10) });
       const refusedSingle = parsed.kind === 'single' && refusal;

@@ -5,6 +5,7 @@
  */
 import { GatewayError } from '../errors.js';
 import { blockNumberOrTag } from '../methods/params.js';
+import type { Span } from './logSplit.js';
 
 /**
  * How long a head read to resolve tags is reused. A span checked against an older head can pass the bound by the
@@ -31,18 +32,20 @@ export class LogRange {
   ) {}
 
   /**
-   * Refuses bounds spanning more than `maxBlocks` with RANGE_TOO_LARGE, naming `method`. A bound that is not a block
+   * The bounds as block numbers; refuses bounds spanning more than `maxBlocks` (the rpcPolicy's, unless the caller's
+   * plan sets its own) with RANGE_TOO_LARGE, naming `method`. A bound that is not a block
    * number or tag is refused as the node would refuse it, and a head that cannot be read refuses the call: neither goes
-   * upstream unchecked. A blockHash query reads one block.
+   * upstream unchecked. A blockHash query reads one block, and gives no span.
    */
-  async check(method: string, bounds: LogBounds | undefined): Promise<void> {
+  async check(method: string, bounds: LogBounds | undefined, maxBlocks = this.maxBlocks): Promise<Span | undefined> {
     const { fromBlock, toBlock, blockHash } = bounds ?? {};
-    if (blockHash !== undefined && blockHash !== null && fromBlock === undefined && toBlock === undefined) return;
+    if (blockHash !== undefined && blockHash !== null && fromBlock === undefined && toBlock === undefined) return undefined;
     const from = blockNumberOrTag(fromBlock, 'filter.fromBlock');
     const to = blockNumberOrTag(toBlock, 'filter.toBlock');
     const resolve = async (bound: typeof from) => ('number' in bound ? bound.number : bound.tag === 'earliest' ? 0 : this.head());
     const [first, last] = await Promise.all([resolve(from), resolve(to)]);
-    if (last - first >= this.maxBlocks) throw new GatewayError('RANGE_TOO_LARGE', `${method} spans at most ${this.maxBlocks} blocks`);
+    if (last - first >= maxBlocks) throw new GatewayError('RANGE_TOO_LARGE', `${method} spans at most ${maxBlocks} blocks`);
+    return { from: first, to: last };
   }
 
   private async head(): Promise<number> {

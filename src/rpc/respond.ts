@@ -10,8 +10,10 @@ import { refusalError } from '../limits/headers.js';
 import type { Limiter, WriteBudget } from '../limits/types.js';
 import { answer, type Answer, type CallContext, type RpcBackend } from './answer.js';
 import { toErrorObject, type ParsedBody, type RpcCall, type RpcOutcome } from './jsonrpc.js';
+import { SEND_SYNC } from './sendSync.js';
 
-const WRITE_METHODS = new Set(['eth_sendRawTransaction']);
+/** Charged once each against the write budget: the sync send is one submission, however long it waits. */
+const WRITE_METHODS = new Set(['eth_sendRawTransaction', SEND_SYNC]);
 
 /** What decides, call by call, whether a key's call reaches the backend. */
 export interface CallPolicy {
@@ -62,11 +64,20 @@ class CallChecks implements RpcBackend {
       this.refusal = refusalError(decision);
       refused.set(i, { error: toErrorObject(this.refusal) });
     }
-    if (refused.size === 0) return this.inner.handle(calls, ctx);
+    const paying: CallContext = { ...ctx, charge: () => this.chargeWork(ctx) };
+    if (refused.size === 0) return this.inner.handle(calls, paying);
     const pass = calls.filter((_, i) => !refused.has(i));
-    const answers = pass.length > 0 ? await this.inner.handle(pass, ctx) : [];
+    const answers = pass.length > 0 ? await this.inner.handle(pass, paying) : [];
     let next = 0;
     return calls.map((_, i) => refused.get(i) ?? answers[next++]);
+  }
+
+  /** One request more on the key's budget and quota, as the edge charges a call; a refusal answers a single call 429. */
+  private async chargeWork(ctx: CallContext): Promise<void> {
+    const decision = await this.limiter.charge(this.key, 1, { api: 'rpc', network: ctx.network.id });
+    if (decision.allowed) return;
+    this.refusal = refusalError(decision);
+    throw this.refusal;
   }
 }
 

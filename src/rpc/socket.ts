@@ -11,7 +11,7 @@
  * count against the key's monthly quota; once it is used up the socket closes with 4429. A socket opened without a
  * key answers its first message with -32001 and closes with 4401.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import WebSocket from 'ws';
 import type { NetworkRef } from '../edge/route.js';
@@ -20,8 +20,8 @@ import { GatewayError, isGatewayError } from '../errors.js';
 import { ConnectionCounter } from '../graphql/subscriptions.js';
 import type { VerifiedKey } from '../keys/types.js';
 import type { Limiter, WriteBudget } from '../limits/types.js';
-import { parseCriteria } from '../live/criteria.js';
-import type { NetworkFeed, SubscriptionKind } from '../live/feed.js';
+import type { NetworkFeed } from '../live/feed.js';
+import { gethSubscription, relaySubscription } from '../live/subscriptionParams.js';
 import { positional } from '../methods/params.js';
 import { rpcNotifications, rpcSockets, rpcSocketsClosed } from '../metrics.js';
 import type { CallContext, RpcBackend } from './answer.js';
@@ -47,7 +47,6 @@ export const CLOSE = {
   QUOTA: 4429,
 } as const;
 
-const SUBSCRIPTION_KINDS = new Set<SubscriptionKind>(['newHeads', 'logs', 'newPendingTransactions']);
 /** How often delivered notifications are added to the monthly quota (one count per socket, not one per message). */
 const USAGE_FLUSH_MS = 1_000;
 /** A socket closed for reading too slowly is cut off after this long if it does not read the close frame. */
@@ -199,7 +198,11 @@ class RpcSession {
 
   private async onMessage(parsed: ParsedBody): Promise<void> {
     const backend = await this.opts.backendFor(this.network);
-    const ctx = { network: this.network, requestId: `${this.session.requestId}.${++this.messages}`, key: this.key };
+    // The official relay names each request in its error messages (`[Request ID: <uuid>] ...`), and its tools match on
+    // that form; over HTTP our x-request-id header names the request, a WebSocket message has no header to carry it.
+    const ledger = this.network.chain.kind === 'ledger';
+    const requestId = ledger ? randomUUID() : `${this.session.requestId}.${++this.messages}`;
+    const ctx = { network: this.network, requestId, key: this.key, ...(ledger ? { errorPrefix: `[Request ID: ${requestId}] ` } : {}) };
     const { body } = await respond(parsed, { handle: (calls, callCtx) => this.answer(calls, callCtx, backend) }, this.opts, ctx);
     if (body !== undefined) this.send(body);
   }
@@ -232,19 +235,14 @@ class RpcSession {
   }
 
   private async subscribe(params: unknown): Promise<string> {
-    const [kind, criteriaParam] = positional(params, 1, 2);
-    if (typeof kind !== 'string' || !SUBSCRIPTION_KINDS.has(kind as SubscriptionKind)) {
-      throw new GatewayError('INVALID_PARAMS', `subscription type must be one of ${[...SUBSCRIPTION_KINDS].join(', ')}, got ${JSON.stringify(kind)}`);
-    }
-    if (kind !== 'logs' && criteriaParam !== undefined) throw new GatewayError('INVALID_PARAMS', `${kind} takes no filter`);
-    const criteria = kind === 'logs' ? parseCriteria(criteriaParam, 'filter', { blockRange: false }) : undefined;
+    const request = this.network.chain.kind === 'ledger' ? relaySubscription(params) : gethSubscription(params);
     if (this.subscriptions.size >= this.key.plan.maxSubscriptionsPerSocket) {
       throw new GatewayError('TOO_MANY_SOCKET_SUBSCRIPTIONS', `your ${this.key.planName} plan allows ${this.key.plan.maxSubscriptionsPerSocket}`);
     }
     const id = `0x${randomBytes(16).toString('hex')}`;
-    const labels = { network: this.network.id, type: kind };
+    const labels = { network: this.network.id, type: request.kind };
     const feed = await this.opts.feedFor(this.network);
-    const stop = await feed.subscribe(kind as SubscriptionKind, criteria, (json) => {
+    const stop = await feed.subscribe(request, (json) => {
       this.send(`{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${id}","result":${json}}}`);
       this.unbilled++;
       rpcNotifications.inc(labels);
@@ -258,6 +256,8 @@ class RpcSession {
     const [given] = positional(params, 1, 1);
     const id = typeof given === 'string' ? given.toLowerCase() : '';
     const stop = this.subscriptions.get(id);
+    // geth refuses an unknown id; the official relay answers false (its handleEthUnsubscribe).
+    if (!stop && this.network.chain.kind === 'ledger') return false;
     if (!stop) throw new GatewayError('SUBSCRIPTION_NOT_FOUND');
     stop();
     this.subscriptions.delete(id);

@@ -51,6 +51,17 @@ export interface UpstreamPoolOptions {
   logger?: Logger;
 }
 
+export interface PostOptions<T> {
+  hedge?: boolean;
+  read?: (text: string) => T | undefined;
+  /** The lowest head an upstream must have to be asked (the block the body names, or the head its key was shown). */
+  minHead?: bigint;
+  /** An upstream not to ask (one that already answered this body). */
+  exclude?: string;
+  /** Told which upstream gave the answer, and its head as last known. */
+  answered?(label: string, head: bigint | undefined): void;
+}
+
 /** The reason given to an attempt another upstream answered first. */
 const OVERTAKEN = new Error('overtaken by another upstream');
 
@@ -139,6 +150,10 @@ export class UpstreamPool {
 
   private async probeOne(u: Upstream): Promise<void> {
     if (u.state === 'unverified') return this.verify(u);
+    return this.readHead(u);
+  }
+
+  private async readHead(u: Upstream): Promise<void> {
     try {
       const head = (await this.timed(u, this.exchange(u, BLOCK_NUMBER), parseJson)) as { result?: unknown };
       if (typeof head?.result === 'string' && /^0x[0-9a-fA-F]+$/.test(head.result)) u.health.head = BigInt(head.result);
@@ -162,13 +177,34 @@ export class UpstreamPool {
     return best;
   }
 
-  /** Verified upstreams in rotation by score (configured order breaks ties), then the rest as a last resort. */
-  private order(): Upstream[] {
+  /**
+   * Verified upstreams in rotation by score (configured order breaks ties), then the rest as a last resort. With
+   * `minHead`, only those whose head is not known to be below it (known ones first); when none is, the one furthest
+   * ahead alone, which answers as a node does for a block it does not have yet.
+   */
+  private order(minHead?: bigint, exclude?: string): Upstream[] {
     const best = this.bestHead();
-    const verified = this.upstreams.filter((u) => u.state === 'verified');
+    const verified = this.upstreams.filter((u) => u.state === 'verified' && u.label !== exclude);
     const byScore = (a: Upstream, b: Upstream) => a.health.score() - b.health.score();
     const inRotation = verified.filter((u) => u.health.inRotation(best)).sort(byScore);
-    return inRotation.length === verified.length ? inRotation : [...inRotation, ...verified.filter((u) => !inRotation.includes(u)).sort(byScore)];
+    const order = inRotation.length === verified.length ? inRotation : [...inRotation, ...verified.filter((u) => !inRotation.includes(u)).sort(byScore)];
+    if (minHead === undefined) return order;
+    const ahead = order.filter((u) => u.health.head !== undefined && u.health.head >= minHead);
+    const unknown = order.filter((u) => u.health.head === undefined);
+    if (ahead.length + unknown.length > 0) return [...ahead, ...unknown];
+    const furthest = order.reduce<Upstream | undefined>((f, u) => (!f || u.health.head! > f.health.head! ? u : f), undefined);
+    return furthest ? [furthest] : [];
+  }
+
+  /** Whether a verified upstream other than `exclude` is known to have reached block `head`. */
+  hasHead(head: bigint, exclude?: string): boolean {
+    return this.upstreams.some((u) => u.state === 'verified' && u.label !== exclude && u.health.head !== undefined && u.health.head >= head);
+  }
+
+  /** A head an answer showed (an eth_blockNumber it gave): newer than the last probe's. */
+  noteHead(label: string, head: bigint): void {
+    const u = this.upstreams.find((x) => x.label === label);
+    if (u && (u.health.head === undefined || head > u.health.head)) u.health.head = head;
   }
 
   /**
@@ -177,10 +213,10 @@ export class UpstreamPool {
    * upstream is tried). With `hedge`, a slow first attempt is joined by one on the next upstream after its hedge delay;
    * the slower attempt is abandoned.
    */
-  async post<T = unknown>(body: string, opts: { hedge?: boolean; read?: (text: string) => T | undefined } = {}): Promise<T> {
+  async post<T = unknown>(body: string, opts: PostOptions<T> = {}): Promise<T> {
     const read = opts.read ?? (parseJson as (text: string) => T | undefined);
     await this.start();
-    const order = this.order();
+    const order = this.order(opts.minHead, opts.exclude);
     if (order.length === 0) {
       if (this.upstreams.length === 0) throw new GatewayError('UPSTREAM_NOT_CONFIGURED', this.opts.networkId);
       throw new GatewayError('UPSTREAM_UNAVAILABLE', `no upstream of ${this.opts.networkId} has confirmed chain id ${this.opts.chainId}`);
@@ -211,6 +247,7 @@ export class UpstreamPool {
             running.delete(u);
             if (settled) return;
             finish();
+            opts.answered?.(u.label, u.health.head);
             resolve(answer);
           },
           (err: unknown) => {

@@ -1,5 +1,6 @@
 /** The start-up listing of the ledger sandbox, in the spirit of `hardhat node`. */
 import { PREFUNDED_WEIBAR } from './accounts.js';
+import { SANDBOX_PORT_ENV } from './cliSettings.js';
 import type { LedgerSandbox } from './index.js';
 
 const HBAR_WEIBAR = 10n ** 18n;
@@ -11,6 +12,7 @@ export function sandboxBanner(sandbox: LedgerSandbox): string {
     `  consensus node  ${consensusAddress} (node ${nodeId}, plaintext gRPC)`,
     `  mirror node     ${sandbox.mirrorUrl}/api/v1`,
     ...(sandbox.graphqlUrl ? [`  GraphQL         ${sandbox.graphqlUrl}`] : []),
+    `  (ports are chosen at start unless fixed with ${Object.values(SANDBOX_PORT_ENV).join(', ')})`,
     '',
     'Operator (for a relay)',
     `  account id   ${sandbox.operator.accountId}`,

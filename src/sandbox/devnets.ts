@@ -5,7 +5,7 @@ export class DevnetPool {
   readonly #started = new Map<string, Promise<Devnet>>();
   #closed = false;
 
-  constructor(private readonly opts: { host?: string; history?: boolean } = {}) {}
+  constructor(private readonly opts: { host?: string; history?: boolean; blockIntervalMs?: number } = {}) {}
 
   /** The devnet's URL, starting it if needed; concurrent first calls share one start. */
   async urlFor(networkId: string, chainId: number): Promise<string> {
@@ -13,7 +13,7 @@ export class DevnetPool {
     let devnet = this.#started.get(networkId);
     if (!devnet) {
       // The devnet's code (an EVM, its history) loads with the first one.
-      devnet = import('./devnet.js').then(({ startDevnet }) => startDevnet({ chainId, host: this.opts.host, history: this.opts.history }));
+      devnet = import('./devnet.js').then(({ startDevnet }) => startDevnet({ chainId, host: this.opts.host, history: this.opts.history, blockIntervalMs: this.opts.blockIntervalMs }));
       this.#started.set(networkId, devnet);
       // A failed start is forgotten so the next use retries instead of failing forever.
       devnet.catch(() => this.#started.delete(networkId));

@@ -63,6 +63,7 @@ const hexBytes = (hex: string) => Uint8Array.from(Buffer.from(hex.replace(/^0x/,
 export class EvmNode {
   #provider: Provider | undefined;
   #nextId = 1;
+  #intervalMs = 0;
 
   private constructor(
     provider: Provider,
@@ -119,8 +120,18 @@ export class EvmNode {
     return parsed.result;
   }
 
-  /** Releases the provider; EDR frees its memory once nothing references it. */
+  /**
+   * Also mine a block every `ms` (an empty one when nothing is pending), besides any mined on a transaction, as a
+   * chain with a block time does; 0 stops it.
+   */
+  async setIntervalMining(ms: number): Promise<void> {
+    await this.request({ method: 'evm_setIntervalMining', params: [ms] });
+    this.#intervalMs = ms;
+  }
+
+  /** Releases the provider; EDR frees its memory once nothing references it (its interval miner would). */
   async close(): Promise<void> {
+    if (this.#intervalMs > 0) await this.setIntervalMining(0).catch(() => undefined);
     this.#provider = undefined;
   }
 }

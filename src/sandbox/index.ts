@@ -3,6 +3,7 @@
  * stand-ins over the same records) on loopback ports.
  */
 import { sandboxAccounts } from './accounts.js';
+import type { SandboxPorts } from './cliSettings.js';
 import { startLedgerGraphql } from './graphql/ledger.js';
 import { buildLedgerHistory, type LedgerHistory } from './history/ledger.js';
 import { LedgerChain } from './ledger/chain.js';
@@ -24,21 +25,32 @@ export interface LedgerSandbox {
   close(): Promise<void>;
 }
 
-/** `history`: build the starting history (accounts, transfers, tokens, a revert) before answering (default false). */
-export async function startLedgerSandbox(opts: { chainId: number; blockIntervalMs?: number; host?: string; history?: boolean }): Promise<LedgerSandbox> {
+/**
+ * `history`: build the starting history (accounts, transfers, tokens, a revert) before answering (default false).
+ * `ports`: a listener without one listens on a free port.
+ * `jumboTransactions: false` makes a network from before HIP-1086, whose transactions are all at most 6 KiB.
+ */
+export async function startLedgerSandbox(opts: {
+  chainId: number;
+  blockIntervalMs?: number;
+  host?: string;
+  history?: boolean;
+  ports?: SandboxPorts;
+  jumboTransactions?: boolean;
+}): Promise<LedgerSandbox> {
   const host = opts.host ?? '127.0.0.1';
-  const chain = await LedgerChain.create({ chainId: opts.chainId, blockIntervalMs: opts.blockIntervalMs });
+  const chain = await LedgerChain.create({ chainId: opts.chainId, blockIntervalMs: opts.blockIntervalMs, jumboTransactions: opts.jumboTransactions });
   const closers: Array<() => Promise<void>> = [() => chain.close()];
   const close = async () => {
     // Servers first, the chain last: nothing may read a closed EVM.
     for (const c of closers.reverse()) await c().catch(() => undefined);
   };
   try {
-    const node = await startConsensusNode(chain, { host });
+    const node = await startConsensusNode(chain, { host, port: opts.ports?.consensus });
     closers.push(() => node.close());
-    const mirror = await startMirrorNode(chain, { host });
+    const mirror = await startMirrorNode(chain, { host, port: opts.ports?.mirror });
     closers.push(() => mirror.close());
-    const graphql = await startLedgerGraphql(chain, { host });
+    const graphql = await startLedgerGraphql(chain, { host, port: opts.ports?.graphql });
     closers.push(() => graphql.close());
     const operator = { accountId: chain.operator.accountId, privateKey: chain.operator.privateKey.toStringDer() };
     const consensus = { [node.address]: node.nodeAccountId };

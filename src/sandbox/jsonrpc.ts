@@ -11,11 +11,14 @@ export interface RpcError {
   data?: unknown;
 }
 
-/** One request of a body: a call to answer, a notification (no id: run, answer nothing) or an invalid entry. */
+/**
+ * One request of a body: a call to answer, a notification (no id: run, answer nothing) or one refused without being
+ * run (answered with its error, unless it is a notification whose only fault is its params).
+ */
 export type RpcMessage =
   | { kind: 'call'; id: string; method: string; params: unknown[] }
   | { kind: 'notification'; method: string; params: unknown[] }
-  | { kind: 'invalid'; id: string; error: RpcError };
+  | { kind: 'invalid'; id: string | undefined; error: RpcError };
 
 export type RpcBody = { batch: boolean; messages: RpcMessage[] } | { error: RpcError };
 
@@ -25,6 +28,11 @@ export const INVALID_REQUEST: RpcError = { code: -32600, message: 'invalid reque
 export const EMPTY_BATCH: RpcError = { code: -32600, message: 'empty batch' };
 export const BATCH_TOO_LARGE: RpcError = { code: -32600, message: 'batch too large' };
 export const INTERNAL_ERROR: RpcError = { code: -32603, message: 'internal error' };
+/**
+ * By-name params (`"params": {...}`) are a valid request (JSON-RPC 2.0, section 4.2) that no eth_* method takes:
+ * invalid params, as geth (in these words) and anvil answer, not an invalid request.
+ */
+export const BY_NAME_PARAMS: RpcError = { code: -32602, message: 'non-array args' };
 
 export function methodNotFound(method: string): RpcError {
   return { code: -32601, message: `the method ${method} does not exist/is not available` };
@@ -44,9 +52,11 @@ function toMessage(value: unknown, exact: unknown): RpcMessage {
   const id = hasId ? rawId(obj.id, (exact as Record<string, unknown> | undefined)?.id) : undefined;
   if (hasId && id === undefined) return { kind: 'invalid', id: 'null', error: INVALID_REQUEST };
   const params = obj.params ?? [];
-  if (obj.jsonrpc !== '2.0' || typeof obj.method !== 'string' || obj.method === '' || !Array.isArray(params)) {
+  const byName = typeof params === 'object' && !Array.isArray(params);
+  if (obj.jsonrpc !== '2.0' || typeof obj.method !== 'string' || obj.method === '' || !(Array.isArray(params) || byName)) {
     return { kind: 'invalid', id: id ?? 'null', error: INVALID_REQUEST };
   }
+  if (byName) return { kind: 'invalid', id, error: BY_NAME_PARAMS };
   return id === undefined ? { kind: 'notification', method: obj.method, params } : { kind: 'call', id, method: obj.method, params };
 }
 

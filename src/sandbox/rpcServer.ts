@@ -30,8 +30,9 @@ async function answer(evm: EvmRequester, text: string): Promise<string | undefin
   const parts: string[] = [];
   // In order, one at a time: a batch of dependent calls (send, then read the receipt) must see each other's effects.
   for (const m of body.messages) {
-    if (m.kind === 'invalid') parts.push(response(m.id, { error: m.error }));
-    else {
+    if (m.kind === 'invalid') {
+      if (m.id !== undefined) parts.push(response(m.id, { error: m.error }));
+    } else {
       const outcome = await call(evm, m.method, m.params);
       if (m.kind === 'call') parts.push(response(m.id, outcome));
     }

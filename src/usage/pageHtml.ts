@@ -46,6 +46,21 @@ ${hourlyChart(r)}
 <tfoot><tr><th colspan="2">Last ${r.hours.length} hours</th><td class="n" id="total-requests">${sum(r.totals.requests)}</td><td class="n" id="total-limited">${sum(r.totals.limited)}</td></tr></tfoot></table>
 <p class="note">Requests count what they were charged (a JSON-RPC batch of 10 counts 10, as against the quota); a 429 counts once.
 Traffic through other gateway instances shows up within about a second.</p>
+${hbarSection(r)}
 ${form()}`,
   );
+}
+
+const HBAR = (tinybar: number) => `${(tinybar / 1e8).toFixed(8).replace(/\.?0+$/, '')} ℏ`;
+
+/** What the operator paid for the key's ledger writes this window, network by network, against the key's budget. */
+function hbarSection(r: UsageReport): string {
+  if (!r.hbar) return '';
+  const { limitTinybar, resetsAt, spent } = r.hbar;
+  const rows = spent
+    .map((s) => `<tr data-network="${esc(s.network)}"><td>${esc(s.network)}</td><td class="n hbar-spent">${HBAR(s.tinybar)}</td><td class="n hbar-left">${HBAR(Math.max(0, limitTinybar - s.tinybar))}</td></tr>`)
+    .join('');
+  return `<h2>Hbar spent on your ledger writes</h2>
+<p>Every write you send to a ledger network is paid by the gateway's operator; your key may cost it <span id="hbar-limit">${HBAR(limitTinybar)}</span> per network until <span id="hbar-resets">${esc(resetsAt.replace('T', ' ').slice(0, 16))}</span> UTC, when the budget renews. A write is refused (JSON-RPC error -32606) when its largest possible fee no longer fits.</p>
+<table id="hbar"><thead><tr><th>Network</th><th>Spent</th><th>Left</th></tr></thead><tbody>${rows}</tbody></table>`;
 }

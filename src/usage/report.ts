@@ -1,4 +1,5 @@
 import type { VerifiedKey } from '../keys/types.js';
+import type { HbarBudgets } from '../limits/hbarBudgets.js';
 import { monthOf } from '../limits/calendar.js';
 import type { UsageDelta, UsageHistory, UsageStore } from '../limits/types.js';
 import { hourOf } from '../limits/usageRecorder.js';
@@ -29,12 +30,19 @@ export interface UsageReport {
   hours: string[];
   series: UsageSeries[];
   totals: { requests: number[]; limited: number[] };
+  /**
+   * What the operator paid for the key's ledger writes this window, per ledger network, against the key's hbar budget
+   * (each network has its own); absent where the gateway has no hbar limits.
+   */
+  hbar?: { windowMs: number; resetsAt: string; limitTinybar: number; spent: Array<{ network: string; tinybar: number }> };
 }
 
 export interface UsageSources {
   store: UsageStore & UsageHistory;
   /** This instance's counts not yet in the store, so the report includes the last second's traffic. */
   unflushed?: (keyId: string) => UsageDelta[];
+  /** The hbar limits, and the ledger networks whose spend the report shows. */
+  hbar?: { budgets: Pick<HbarBudgets, 'keySpend'>; networks: string[] };
 }
 
 /**
@@ -45,7 +53,11 @@ export interface UsageSources {
 export async function usageReport(key: VerifiedKey, sources: UsageSources, now = Date.now()): Promise<UsageReport> {
   const month = monthOf(now);
   const first = hourOf(now) - (REPORT_HOURS - 1) * HOUR_MS;
-  const [stored, rows] = await Promise.all([sources.store.usage(key.id, month), sources.store.hourlyUsage(key.id, first)]);
+  const [stored, rows, hbar] = await Promise.all([
+    sources.store.usage(key.id, month),
+    sources.store.hourlyUsage(key.id, first),
+    sources.hbar?.budgets.keySpend(key, sources.hbar.networks),
+  ]);
   const pending = sources.unflushed?.(key.id) ?? [];
   const used = stored + pending.filter((d) => d.outcome === 'ok' && monthOf(d.hour) === month).reduce((sum, d) => sum + d.count, 0);
 
@@ -81,5 +93,6 @@ export async function usageReport(key: VerifiedKey, sources: UsageSources, now =
     hours: Array.from({ length: REPORT_HOURS }, (_, i) => new Date(first + i * HOUR_MS).toISOString()),
     series: [...series.values()].sort((a, b) => a.api.localeCompare(b.api) || a.network.localeCompare(b.network)),
     totals,
+    ...(hbar ? { hbar } : {}),
   };
 }

@@ -118,3 +118,31 @@ describe('viem through the gateway', function () {
     });
   }
 });
+
+describe('viem watchBlocks on an EVM devnet that nobody sends to', function () {
+  this.timeout(60_000);
+  let t: TestGateway;
+  before(async () => {
+    // The sandbox's own block time, as `npm start` has it (2 s by default), shortened.
+    t = await startTestGateway({ sandbox: { blockIntervalMs: 200 } });
+  });
+  after(() => t?.close());
+
+  it('sees new blocks arrive', async () => {
+    const client = createPublicClient({ transport: http(`${t.gw.url}/ethereum-sepolia/v1/${t.key}/rpc`), pollingInterval: 100 });
+    const seen: bigint[] = [];
+    await new Promise<void>((resolve, reject) => {
+      const unwatch = client.watchBlocks({
+        onBlock: (block) => {
+          seen.push(block.number);
+          if (seen.length === 2) {
+            unwatch();
+            resolve();
+          }
+        },
+        onError: reject,
+      });
+    });
+    expect(seen[1] > seen[0], String(seen)).to.equal(true);
+  });
+});

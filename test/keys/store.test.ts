@@ -112,6 +112,20 @@ function storeBehaviour(open: () => Promise<KeyStore>) {
     expect(await store.usage('key_h1', '2026-11')).to.equal(25);
   });
 
+  it('adds settled hbar spend per scope and window, concurrent adds included, and keeps a key\'s own hbar budget', async () => {
+    const w = Date.UTC(2026, 10, 23);
+    await Promise.all(Array.from({ length: 10 }, () => store.addHbarSpend([{ scope: 'key:key_s1:hedera', window: w, tinybar: 100 }, { scope: 'operator:hedera', window: w, tinybar: 100 }])));
+    await store.addHbarSpend([{ scope: 'key:key_s1:hedera', window: w + 86_400_000, tinybar: 7 }]);
+    expect(await store.hbarSpend(['operator:hedera', 'key:key_s1:hedera', 'key:nobody:hedera'], w)).to.deep.equal([1_000, 1_000, 0]);
+    expect(await store.hbarSpend(['key:key_s1:hedera'], w + 86_400_000)).to.deep.equal([7]);
+    const { record } = await store.createKey({ account: { name: 'Hbar' }, name: 'h' });
+    expect(record.hbarLimitTinybar).to.equal(null);
+    expect((await store.setHbarLimit(record.id, 123_456)).hbarLimitTinybar).to.equal(123_456);
+    expect((await store.list()).find((k) => k.id === record.id)!.hbarLimitTinybar).to.equal(123_456);
+    expect((await store.setHbarLimit(record.id, null)).hbarLimitTinybar).to.equal(null);
+    expect(await refusal(store.setHbarLimit('key_000000000000', 1))).to.equal('KEY_NOT_FOUND');
+  });
+
   it('answers ping', async () => {
     await store.ping();
   });
@@ -130,12 +144,16 @@ describe('key store', () => {
       const { key, record } = await first.createKey({ accountId: account.id, name: 'p' });
       await first.setPlan(record.id, 'startup');
       await first.addUsage([monthDelta(record.id, '2026-01', 3)]);
+      await first.setHbarLimit(record.id, 5_000);
+      await first.addHbarSpend([{ scope: `key:${record.id}:hedera`, window: 0, tinybar: 42 }]);
       expect(await refusal(openKeyStore(keyConfig({ dataDir: other })))).to.equal('KEY_STORE_LOCKED');
       await first.close();
       const second = await openKeyStore(keyConfig({ dataDir: other }));
       try {
         expect(await second.findByHash(hashKey(key))).to.include({ accountName: 'Persist', plan: 'startup' });
         expect(await second.usage(record.id, '2026-01')).to.equal(3);
+        expect((await second.show(record.id)).hbarLimitTinybar).to.equal(5_000);
+        expect(await second.hbarSpend([`key:${record.id}:hedera`], 0)).to.deep.equal([42]);
       } finally {
         await second.close();
       }

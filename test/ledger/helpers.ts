@@ -7,10 +7,14 @@ import type { RpcOutcome } from '../../src/rpc/jsonrpc.js';
 export const RELAY_DEFAULTS: Config['relay'] = {
   latestCacheMs: 0,
   cacheBytes: 8 * 1024 * 1024,
+  maxLogBlocks: 1_000,
   mirrorTimeoutMs: 2_000,
   mirrorRetries: 2,
   mirrorTotalMs: 5_000,
+  subscriptionMaxAddresses: 20,
   batchDisallowedMethods: [],
+  sendSyncDefaultMs: 2_000,
+  sendSyncMaxMs: 5_000,
   requestIdInErrors: false,
   httpErrorMapping: 'always-200',
   onValidRequestErrorStatus: 400,
@@ -19,7 +23,7 @@ export const RELAY_DEFAULTS: Config['relay'] = {
 export function testRelay(chainId: number, ledger: Partial<LedgerConfig> & { mirrorUrl: string }, relay: Partial<Config['relay']> = {}): LedgerRelay {
   return createLedgerRelay({
     chainId,
-    ledger: { consensus: {}, maxGas: 15_000_000, maxFeeTinybar: 2_000_000_000, ...ledger },
+    ledger: { consensus: {}, maxGas: 15_000_000, maxFeeTinybar: 2_000_000_000, jumboTransactions: true, ...ledger },
     relay: { ...RELAY_DEFAULTS, ...relay },
   });
 }

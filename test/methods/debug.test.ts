@@ -26,6 +26,8 @@ describe('debug_trace* on the ledger relay (through the gateway, on the sandbox)
   let okHash: string;
   let revertHash: string;
   let okBlock: number;
+  let innerDeployHash: string;
+  let innerSetHash: string;
   const outerAbi = new Interface(callers().Outer.abi);
 
   const call = async (method: string, params: unknown[], target = url) => {
@@ -50,7 +52,9 @@ describe('debug_trace* on the ledger relay (through the gateway, on the sandbox)
     const { Inner, Outer } = callers();
     const innerContract = await new ContractFactory(Inner.abi, Inner.bytecode, wallet).deploy();
     await innerContract.waitForDeployment();
+    innerDeployHash = innerContract.deploymentTransaction()!.hash;
     inner = (await innerContract.getAddress()).toLowerCase();
+    innerSetHash = (await (await (innerContract as unknown as Contract).set(3, { gasLimit: GAS_LIMIT })).wait())!.hash;
     const deployed = await new ContractFactory(Outer.abi, Outer.bytecode, wallet).deploy(inner);
     await deployed.waitForDeployment();
     outer = deployed as unknown as Contract;
@@ -94,10 +98,49 @@ describe('debug_trace* on the ledger relay (through the gateway, on the sandbox)
     expect(trace).to.deep.equal(await evmTrace(revertHash, { tracer: 'callTracer' }));
   });
 
-  it('callTracer with onlyTopCall leaves the inner calls out', async () => {
+  it('callTracer with onlyTopCall leaves the inner calls out: calls is empty, as the official relay sends it', async () => {
     const trace = await traced('debug_traceTransaction', [okHash, { tracer: 'callTracer', tracerConfig: { onlyTopCall: true } }]);
-    expect(trace.calls).to.equal(undefined);
+    expect(trace.calls).to.deep.equal([]);
     expect(trace.to).to.equal(outerAddress);
+    const { calls: _calls, ...full } = await traced('debug_traceTransaction', [okHash, { tracer: 'callTracer' }]);
+    expect(trace).to.deep.equal({ ...full, calls: [] });
+  });
+
+  it('callTracer of a transaction without inner calls still has calls (empty), output and to, which the official suite checks', async () => {
+    const trace = await traced('debug_traceTransaction', [innerDeployHash, { tracer: 'callTracer' }]);
+    expect(trace).to.include({ type: 'CREATE', to: inner });
+    expect(trace.calls).to.deep.equal([]);
+    expect(trace.output).to.equal(await traced('eth_getCode', [inner, 'latest']));
+    const set = await traced('debug_traceTransaction', [innerSetHash, { tracer: 'callTracer' }]);
+    expect(set).to.include({ type: 'CALL', to: inner, output: AbiCoder.defaultAbiCoder().encode(['uint256'], [6]) });
+    expect(set.calls).to.deep.equal([]);
+    // The EVM's own callTracer leaves out what is empty; every other field is the same.
+    expect(set).to.deep.equal({ ...(await evmTrace(innerSetHash, { tracer: 'callTracer' })), calls: [] });
+  });
+
+  it('prestateTracer gives each account the calls touched as it was before the transaction, keyed by EVM address', async () => {
+    const sender = sandbox.accounts[0].address.toLowerCase();
+    const prestate = await traced('debug_traceTransaction', [okHash, { tracer: 'prestateTracer' }]);
+    expect(Object.keys(prestate).sort()).to.deep.equal([sender, outerAddress, inner].sort());
+    const evm = await evmTrace(okHash, { tracer: 'prestateTracer' });
+    const evmOf = (address: string) => Object.entries(evm).find(([a]) => a.toLowerCase() === address)![1] as any;
+    for (const contract of [outerAddress, inner]) {
+      expect(prestate[contract].code, contract).to.equal(await traced('eth_getCode', [contract, 'latest']));
+      // The slots the transaction touched, with the values it read: what the EVM's own prestateTracer reports.
+      expect(prestate[contract].storage, contract).to.deep.equal(evmOf(contract).storage ?? {});
+    }
+    const before = `0x${(okBlock - 1).toString(16)}`;
+    expect(prestate[sender]).to.deep.include({ code: '0x', storage: {}, balance: await traced('eth_getBalance', [sender, before]) });
+    expect(prestate[sender].nonce).to.equal(Number(await traced('eth_getTransactionCount', [sender, before])));
+    expect(prestate[inner].balance).to.equal(await traced('eth_getBalance', [inner, before]));
+    const topOnly = await traced('debug_traceTransaction', [okHash, { tracer: 'prestateTracer', tracerConfig: { onlyTopCall: true } }]);
+    expect(topOnly).to.deep.equal({ [sender]: prestate[sender], [outerAddress]: prestate[outerAddress] });
+    const block = await traced('debug_traceBlockByNumber', [`0x${okBlock.toString(16)}`, { tracer: 'prestateTracer' }]);
+    expect(block).to.deep.equal([{ txHash: okHash, result: prestate }]);
+    const created = await traced('debug_traceTransaction', [innerDeployHash, { tracer: 'prestateTracer' }]);
+    expect(created[inner]).to.deep.equal({ balance: '0x0', nonce: 0, code: '0x', storage: {} });
+    const diff = await call('debug_traceTransaction', [okHash, { tracer: 'prestateTracer', tracerConfig: { diffMode: true } }]);
+    expect(diff.error.code).to.equal(-32602);
   });
 
   it('opcodeLogger (the default) gives the struct log of both contracts, as the EVM does', async () => {
@@ -145,9 +188,9 @@ describe('debug_trace* on the ledger relay (through the gateway, on the sandbox)
   it('answers unknown transactions, unknown blocks and unknown tracers with JSON-RPC errors', async () => {
     expect((await call('debug_traceTransaction', [`0x${'ab'.repeat(32)}`, { tracer: 'callTracer' }])).error.code).to.equal(-32001);
     expect((await call('debug_traceBlockByNumber', ['0xffffff'])).error.code).to.equal(-39012);
-    const bad = await call('debug_traceTransaction', [okHash, { tracer: 'prestateTracer' }]);
+    const bad = await call('debug_traceTransaction', [okHash, { tracer: 'fourByteTracer' }]);
     expect(bad.error.code).to.equal(-32602);
-    expect(bad.error.message).to.include('callTracer, opcodeLogger');
+    expect(bad.error.message).to.include('callTracer, opcodeLogger, prestateTracer');
   });
 
   it('refuses debug calls of a plan without debugMethods per call, naming the plans that include them', async () => {

@@ -231,14 +231,14 @@ describe('ledger relay against the ledger sandbox', function () {
     expect(inBlock.revertReason).to.equal(receipt.revertReason);
   });
 
-  it('call data too large for one transaction goes through the file service', async () => {
+  it('call data larger than a normal ledger transaction goes in one jumbo EthereumTransaction', async () => {
     const { abi, bytecode } = greeter();
     const blob = `0x${'ab'.repeat(6_000)}`;
+    const before = sandbox.chain.transactions().length;
     const big = await new ContractFactory(abi, bytecode, wallet).deploy('big', blob, { gasLimit: 8_000_000n });
     await big.waitForDeployment();
     expect(await (big as unknown as Contract).blob()).to.equal(blob);
-    const names = sandbox.chain.transactions().map((t: { name: string }) => t.name);
-    expect(names).to.include('FILECREATE');
+    expect(sandbox.chain.transactions().slice(before).map((t: { name: string }) => t.name)).to.deep.equal(['ETHEREUMTRANSACTION']);
   });
 
   describe('eth_sendRawTransaction prechecks, before anything is spent', () => {

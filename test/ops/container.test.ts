@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import yaml from 'js-yaml';
 import { loadConfig } from '../../src/config/load.js';
 import { isKnownEnvVar } from '../../scripts/config-reference.js';
+import { freePort } from '../support/ports.js';
 import { bannerOf, baseImage, buildImage, ensureDebianImage, podman, runContainer, whyNoEngine, type Container } from '../support/container.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -40,6 +41,13 @@ describe('container: compose.yaml', () => {
     const images = Object.values(compose.services).map((s) => s.image ?? '');
     expect(images.some((i) => i.startsWith('redis'))).to.equal(true);
     expect(images.some((i) => i.startsWith('postgres'))).to.equal(true);
+  });
+
+  it("publishes both instances on the host's loopback only, from compose.override.yaml", () => {
+    const override = yaml.load(read('compose.override.yaml')) as { services: Record<string, Service> };
+    const published = gateways.map(([name]) => override.services[name]?.ports ?? []);
+    expect(published.map((p) => p.length)).to.deep.equal([1, 1]);
+    for (const port of published.flat()) expect(port).to.match(/^127\.0\.0\.1:\d+:8080$/);
   });
 
   it('sets only env vars the config schema knows on the gateways', () => {
@@ -148,6 +156,19 @@ describe('container: the image, built and run', function () {
         expect(await podman(['exec', name, 'stat', '--format', '%U', '/data'])).to.equal('node');
         await podman(['healthcheck', 'run', name]);
       });
+
+      if (variant === 'production') {
+        it('refuses to start without a config, in one line saying that this build has no sandbox', async () => {
+          const port = String(await freePort());
+          const out = await podman(['run', '--rm', '--network', 'host', '--env', 'HOST=127.0.0.1', '--env', `PORT=${port}`, `localhost/multichain-gateway:test-${variant}`]).then(
+            () => 'exited 0',
+            // podman's own warnings (time="…" level=warning) come first on the same stream.
+            (err: { code?: number; stderr?: string }) => `exit ${err.code}: ${(err.stderr ?? '').split('\n').filter((l) => !l.startsWith('time=')).join('\n')}`,
+          );
+          expect(out).to.match(/^exit 1: This build has no sandbox: give a config whose networks name their upstreams/);
+          expect(out.trim().split('\n')).to.have.length(1);
+        });
+      }
 
       if (variant === 'sandbox') {
         it('answers the printed demo key on a ledger and an EVM route', async () => {

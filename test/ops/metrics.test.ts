@@ -61,6 +61,21 @@ describe('metrics: /metrics exposition', function () {
     expect(result.stdout).to.match(/SUCCESS: \d+ rules found/);
   });
 
+  it('ships alert rules whose unit tests pass promtool test rules (the operator hbar budget alert fires before it runs out)', function () {
+    const bin = needTool(this, TOOLS.promtool);
+    const result = spawnSync(bin, ['test', 'rules', 'ops/alerts.test.yml'], { cwd: new URL('../../', import.meta.url), encoding: 'utf8' });
+    expect(result.status, result.stdout + result.stderr).to.equal(0);
+  });
+
+  it('reports hbar spend per plan and the operator budget left, never a key', () => {
+    const spent = samples(text, 'gateway_hbar_spent_tinybar_total').find((s) => s.labels.network === 'hedera-testnet' && s.labels.plan === 'enterprise');
+    expect(spent?.value).to.be.greaterThan(0);
+    const budget = samples(text, 'gateway_hbar_operator_budget_tinybar').find((s) => s.labels.network === 'hedera-testnet');
+    const left = samples(text, 'gateway_hbar_operator_remaining_tinybar').find((s) => s.labels.network === 'hedera-testnet');
+    // The remaining budget is read from the key store, which other runs on this Postgres may have spent from too.
+    expect(budget!.value - left!.value).to.be.at.least(spent!.value);
+  });
+
   it('counts requests by chain, network, API and outcome', () => {
     const requests = samples(text, 'gateway_requests_total');
     const find = (labels: Record<string, string>) => requests.find((s) => Object.entries(labels).every(([k, v]) => s.labels[k] === v));

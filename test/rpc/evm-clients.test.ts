@@ -5,50 +5,19 @@
  * answer -32601 with nothing forwarded, as a recording upstream in front of the node shows.
  */
 import { expect } from 'chai';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Contract, ContractFactory, JsonRpcProvider, Wallet, parseEther } from 'ethers';
 import { createPublicClient, createWalletClient, defineChain, http, parseEventLogs, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { Web3 } from 'web3';
 import { sandboxAccounts } from '../../src/sandbox/accounts.js';
 import { counter } from '../e2e/counter.js';
+import { ANVIL_CHAIN_ID, startAnvil, type Anvil } from '../support/anvil.js';
 import { rpc, startTestGateway, type TestGateway } from '../support/gateway.js';
-import { onFreePort } from '../support/ports.js';
 import { needTool, TOOLS } from '../support/services.js';
 import { UpstreamProxy } from '../support/upstreamProxy.js';
 
-const ANVIL_CHAIN_ID = 31337;
-/** anvil's funded development accounts, as it writes them with --config-out. */
+/** anvil's funded development accounts (the first two), once it started. */
 const anvilKeys: string[] = [];
-
-function startAnvil(binary: string): Promise<{ url: string; child: ChildProcess }> {
-  return onFreePort(async (port) => {
-    const accounts = join(mkdtempSync(join(tmpdir(), 'anvil-')), 'accounts.json');
-    const args = ['--port', String(port), '--host', '127.0.0.1', '--chain-id', String(ANVIL_CHAIN_ID), '--silent', '--config-out', accounts];
-    const child = spawn(binary, args, { stdio: 'ignore' });
-    let exited = false;
-    // It exits at once when the port is taken.
-    child.once('exit', () => (exited = true));
-    const url = `http://127.0.0.1:${port}`;
-    for (let i = 0; i < 200 && !exited; i++) {
-      try {
-        const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' });
-        if (res.ok) {
-          anvilKeys.push(...(JSON.parse(readFileSync(accounts, 'utf8')) as { private_keys: string[] }).private_keys.slice(0, 2));
-          return { url, child };
-        }
-      } catch {
-        // not listening yet
-      }
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    child.kill();
-    throw new Error(`anvil did not start on port ${port}`);
-  });
-}
 
 interface Target {
   name: string;
@@ -64,7 +33,7 @@ const targets: Target[] = [
 
 describe('EVM clients through the gateway with a Developer key', function () {
   this.timeout(120_000);
-  let anvil: { url: string; child: ChildProcess } | undefined;
+  let anvil: Anvil | undefined;
   let recorder: UpstreamProxy;
   let t: TestGateway;
   let key: string;
@@ -72,6 +41,7 @@ describe('EVM clients through the gateway with a Developer key', function () {
   before(async function () {
     counter();
     anvil = await startAnvil(needTool(this, TOOLS.anvil));
+    anvilKeys.push(...anvil.keys.slice(0, 2));
     recorder = await UpstreamProxy.start(anvil.url);
     t = await startTestGateway({
       chains: {

@@ -103,7 +103,7 @@ describe('EVM log range bound on resolved bounds', function () {
 });
 
 describe('LogRange', () => {
-  const refusal = async (check: Promise<void>) => check.then(() => undefined, (err: GatewayError) => err.message);
+  const refusal = async (check: Promise<unknown>) => check.then(() => undefined, (err: GatewayError) => err.message);
 
   it('refuses a tagged span when the head cannot be read; number bounds and a blockHash query need no head', async () => {
     let reads = 0;

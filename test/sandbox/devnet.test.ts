@@ -64,9 +64,50 @@ describe('sandbox: EVM devnet', () => {
     expect(await post('{"jsonrpc":"2.0","method":"eth_chainId"}')).to.deep.equal({ status: 204, text: '' });
   });
 
+  it('answers by-name params -32602 (invalid params, as geth and anvil do), and a primitive params -32600', async () => {
+    const post = async (body: string) => (await fetch(devnet.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).text();
+    const byName = await post('{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":{"address":"0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266"}}');
+    expect(JSON.parse(byName)).to.deep.equal({ jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'non-array args' } });
+    const inBatch = JSON.parse(await post('[{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":{}},{"jsonrpc":"2.0","id":2,"method":"eth_chainId"}]'));
+    expect(inBatch.map((r: any) => r.error?.code ?? r.result)).to.deep.equal([-32602, '0xaa36a7']);
+    expect(JSON.parse(await post('{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":"x"}')).error.code).to.equal(-32600);
+  });
+
   it('refuses GET', async () => {
     const res = await fetch(devnet.url);
     expect(res.status).to.equal(405);
+  });
+});
+
+describe('sandbox: EVM devnet with a block interval', function () {
+  this.timeout(30_000);
+  let devnet: Devnet;
+  let provider: JsonRpcProvider;
+  before(async () => {
+    devnet = await startDevnet({ chainId: 11155111, blockIntervalMs: 100, history: true });
+    provider = new JsonRpcProvider(devnet.url, undefined, { cacheTimeout: -1, staticNetwork: true, pollingInterval: 50 });
+  });
+  after(async () => {
+    provider.destroy();
+    await devnet.close();
+  });
+
+  it('mines empty blocks while nothing is sent, after the history that fills the same first blocks on every start', async () => {
+    const first = await provider.getBlock(1);
+    expect(first!.transactions).to.have.length(1);
+    const start = await provider.getBlockNumber();
+    let latest = start;
+    while (latest < start + 2) latest = await provider.getBlockNumber();
+    const empty = await provider.getBlock(latest);
+    expect(empty!.transactions).to.deep.equal([]);
+  });
+
+  it('still mines a transaction at once, without waiting for the interval', async () => {
+    const [a, b] = sandboxAccounts();
+    const sent = await new Wallet(a.privateKey, provider).sendTransaction({ to: b.address, value: 1n });
+    const receipt = await provider.send('eth_getTransactionReceipt', [sent.hash]);
+    expect(receipt, 'mined before the send returned').to.not.equal(null);
+    expect(receipt.status).to.equal('0x1');
   });
 });
 

@@ -20,10 +20,11 @@ import { proto } from '@hashgraph/proto';
 import { expect } from 'chai';
 import { Transaction, Wallet, getCreateAddress, type TransactionRequest } from 'ethers';
 import { startLedgerSandbox, type LedgerSandbox } from '../../src/sandbox/index.js';
+import { ANSWER_RUNTIME, deploymentOfSize } from '../../src/sandbox/initcode.js';
 
 const CHAIN_ID = 298;
-/** Init code of a contract whose runtime returns 42 for any call. */
-const RETURNS_42 = '0x600a600c600039600a6000f3602a60005260206000f3';
+/** Init code of a contract whose runtime returns 42 for any call, and nothing more. */
+const RETURNS_42 = deploymentOfSize(22);
 const GAS_PRICE = 710_000_000_000n; // the ledger's 71 tinybar per gas, in weibar
 
 function sdkClient(sandbox: LedgerSandbox, accountId: string, key: PrivateKey): Client {
@@ -68,7 +69,7 @@ describe('sandbox: ledger consensus node with the real SDK', () => {
     const address = getCreateAddress({ from: wallet.address, nonce: nonce - 1 });
     expect(receipt.contractId?.toString()).to.equal(sandbox.chain.account(address)?.id);
     const code = await sandbox.chain.evm.request({ method: 'eth_getCode', params: [address, 'latest'] });
-    expect(code).to.equal('0x602a60005260206000f3');
+    expect(code).to.equal(`0x${ANSWER_RUNTIME}`);
     const recorded = sandbox.chain.transactionByEthHash(Transaction.from(raw).hash!);
     expect(recorded).to.include({ name: 'ETHEREUMTRANSACTION', result: 'SUCCESS', payerAccountId: sandbox.operator.accountId });
     expect(sandbox.chain.blockByNumber(recorded!.blockNumber)?.hash.slice(0, 66)).to.equal(

@@ -12,11 +12,11 @@ import { freePort } from './ports.js';
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Without systemd podman's default cgroup manager fails; runc runs where crun is missing. */
-const PODMAN = ['--cgroup-manager=cgroupfs', '--runtime', 'runc'];
+export const PODMAN_FLAGS = ['--cgroup-manager=cgroupfs', '--runtime', 'runc'];
 const BUILD_TIMEOUT_MS = 30 * 60_000;
 
 export async function podman(args: string[], timeout = 120_000): Promise<string> {
-  const { stdout } = await run('podman', [...PODMAN, ...args], { cwd: ROOT, timeout, maxBuffer: 64 * 1024 * 1024 });
+  const { stdout } = await run('podman', [...PODMAN_FLAGS, ...args], { cwd: ROOT, timeout, maxBuffer: 64 * 1024 * 1024 });
   return stdout.trim();
 }
 
@@ -86,7 +86,7 @@ export async function runContainer(image: string, name: string, volume: string, 
   ]);
   const base = `http://127.0.0.1:${port}`;
   const logs = async () => {
-    const { stdout, stderr } = await run('podman', [...PODMAN, 'logs', name], { maxBuffer: 64 * 1024 * 1024 });
+    const { stdout, stderr } = await run('podman', [...PODMAN_FLAGS, 'logs', name], { maxBuffer: 64 * 1024 * 1024 });
     return stdout + stderr;
   };
   return {

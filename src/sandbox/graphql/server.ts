@@ -61,7 +61,11 @@ export async function serveGraphql(schema: GraphQLSchema, path: string, opts: { 
     sockets.add(s);
     s.once('close', () => sockets.delete(s));
   });
-  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', resolve));
+  // A fixed port someone else holds fails the start instead of crashing the process.
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', resolve);
+  });
   const { port } = server.address() as AddressInfo;
   const host = opts.host ?? '127.0.0.1';
   return {

@@ -9,13 +9,20 @@
  */
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { PrivateKey, type PublicKey } from '@hashgraph/sdk';
-import type { Transaction } from 'ethers';
+import { PrivateKey, PublicKey } from '@hashgraph/sdk';
+import { SigningKey, type Transaction } from 'ethers';
 import { OPERATOR_ED25519_KEY, PREFUNDED_WEIBAR, sandboxAccounts } from '../accounts.js';
 import { EvmNode, EvmRpcError } from '../evm.js';
+import { childHash, hollowCompletion, isAliasRef, isHollow, resolveAliases, type AccountBook, type ChildRecord } from './aliases.js';
+import { initcodeOf, settleContractRun, startContractRun, type ContractRun, type ContractWork } from './contracts.js';
 import { decodeSigned, withCallData } from './ethereum.js';
 import { FileStore } from './files.js';
-import { TokenLedger, type LedgerToken, type TokenMove } from './tokens.js';
+import { JUMBO_MAX_CALL_DATA_BYTES } from './sizeLimits.js';
+import type { LedgerToken, TokenKeyRole, TokenMove, TokenSpec } from './tokens.js';
+import type { NftMove } from './nfts.js';
+import { TOKEN_FEES_TINYBAR, TokenService, type HbarMove, type TokenOutcome, type TokenState, type TokenWork } from './tokenService.js';
+import { publicKeyOf } from './tokenDecode.js';
+import { SystemContracts, type AccountAddresses } from './systemContracts.js';
 import {
   ConsensusClock,
   canonicalTransactionIdString,
@@ -50,6 +57,11 @@ export const FEES_TINYBAR = {
   CRYPTOTRANSFER: 100_000n,
   TOKENCREATION: 100_000_000n,
   TOKENASSOCIATE: 5_000_000n,
+  ...TOKEN_FEES_TINYBAR,
+  // The fee schedule's base prices (ContractCreate $1, ContractCall $0.05, gas on top) at this table's rate of one
+  // HBAR per US dollar (TokenCreate $1, TokenAssociate/CryptoCreate/FileCreate $0.05, FileDelete $0.007).
+  CONTRACTCREATEINSTANCE: 100_000_000n,
+  CONTRACTCALL: 5_000_000n,
 } as const;
 
 export interface LedgerChainOptions {
@@ -58,6 +70,8 @@ export interface LedgerChainOptions {
   blockIntervalMs?: number;
   /** Where unexpected failures while closing a block are reported (the chain keeps running). */
   onError?: (err: unknown) => void;
+  /** Whether the node takes jumbo EthereumTransactions (HIP-1086), as networks do by default now. Default true. */
+  jumboTransactions?: boolean;
 }
 
 /** What every submission carries, as the consensus node received it. */
@@ -69,6 +83,8 @@ export interface Submission {
   hash: string;
   /** The payer's fee ceiling (the transaction body's `transactionFee`), if it set one. */
   maxFeeTinybar?: bigint;
+  /** The ECDSA key that signed for a hollow payer: handling the transaction makes it the account's key (HIP-583). */
+  completesHollow?: PublicKey;
 }
 
 export interface EthereumSubmission extends Submission {
@@ -80,12 +96,14 @@ export interface EthereumSubmission extends Submission {
 /** The ledger's own services (accounts, hbar and token transfers, tokens), as opposed to files and the EVM. */
 export type NativeWork =
   | { name: 'CRYPTOCREATEACCOUNT'; key: PublicKey; initialBalanceTinybar: bigint }
-  | { name: 'CRYPTOTRANSFER'; hbar: Array<{ account: string; amount: bigint }>; tokens: TokenMove[] }
-  | { name: 'TOKENCREATION'; token: Omit<LedgerToken, 'id' | 'totalSupply' | 'createdTimestamp'> }
-  | { name: 'TOKENASSOCIATE'; account: string; tokens: string[] };
+  | { name: 'CRYPTOTRANSFER'; hbar: HbarMove[]; tokens: TokenMove[]; nfts: NftMove[] }
+  | { name: 'TOKENCREATION'; token: TokenSpec }
+  | { name: 'TOKENASSOCIATE'; account: string; tokens: string[] }
+  | TokenWork;
 
 type Work =
   | NativeWork
+  | ContractWork
   | { name: 'FILECREATE'; contents: Uint8Array }
   | { name: 'FILEAPPEND'; fileId: string; contents: Uint8Array }
   | { name: 'FILEDELETE'; fileId: string }
@@ -104,9 +122,16 @@ interface Handled {
   /** The account or token a native transaction created or touched. */
   entityId?: string;
   tokenTransfers?: TokenMove[];
+  /** What a token transaction adds to its record (NFT transfers, a mint's new supply and serials). */
+  tokenRecord?: TokenOutcome['record'];
   /** The full signed transaction (call data from the file included) for Ethereum transactions. */
   eth?: Transaction;
   evmExecuted?: boolean;
+  /** Preceding child records (auto-created accounts, hollow-account completions), in order. */
+  children?: ChildRecord[];
+  /** A consensus-node contract call or creation sent into the EVM. */
+  contractRun?: ContractRun;
+  contractGasUsed?: bigint;
 }
 
 export interface Receipt {
@@ -119,10 +144,12 @@ export class LedgerChain extends EventEmitter implements LedgerView {
   readonly nodeAccountId = NODE_ACCOUNT;
   readonly operator: { accountId: string; privateKey: PrivateKey };
   readonly blockIntervalMs: number;
+  readonly jumboTransactions: boolean;
 
   readonly #clock = new ConsensusClock();
   readonly #files = new FileStore();
-  readonly #tokens = new TokenLedger();
+  readonly #tokens = new TokenService();
+  readonly #system: SystemContracts;
   readonly #accounts: LedgerAccount[] = [];
   readonly #byId = new Map<string, LedgerAccount>();
   readonly #byAddress = new Map<string, LedgerAccount>();
@@ -136,6 +163,11 @@ export class LedgerChain extends EventEmitter implements LedgerView {
   readonly #pendingIds = new Set<string>();
   readonly #onError: (err: unknown) => void;
   #nextNum = FIRST_USER_NUM;
+  readonly #book: AccountBook = {
+    account: (idOrAddress) => this.account(idOrAddress),
+    accounts: () => this.#accounts,
+    register: (a) => this.#register(a),
+  };
   #lock: Promise<unknown> = Promise.resolve();
   #timer: NodeJS.Timeout | undefined;
   #closed = false;
@@ -147,7 +179,9 @@ export class LedgerChain extends EventEmitter implements LedgerView {
   ) {
     super();
     this.blockIntervalMs = opts.blockIntervalMs ?? 2_000;
+    this.jumboTransactions = opts.jumboTransactions ?? true;
     this.#onError = opts.onError ?? ((err) => console.error('ledger sandbox:', err));
+    this.#system = new SystemContracts(evm);
     this.operator = { accountId: OPERATOR_ACCOUNT, privateKey: PrivateKey.fromBytesED25519(Buffer.from(OPERATOR_ED25519_KEY.slice(2), 'hex')) };
   }
 
@@ -162,6 +196,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
       balances: [{ address: longZeroAddress(entityNum(OPERATOR_ACCOUNT)!), balance: OPERATOR_WEIBAR }],
     });
     const chain = new LedgerChain(opts.chainId, evm, opts);
+    await chain.#system.install();
     await chain.#genesis(prefunded);
     return chain;
   }
@@ -223,6 +258,15 @@ export class LedgerChain extends EventEmitter implements LedgerView {
   tokenBalances(tokenId: string): ReadonlyMap<string, bigint> {
     return this.#tokens.balances(tokenId);
   }
+  tokenState(): TokenState {
+    return this.#tokens;
+  }
+
+  /** A token's key of that role, if it has one (what a mint, KYC or freeze change must be signed with). */
+  tokenKey(token: string, role: TokenKeyRole): PublicKey | undefined {
+    const ref = this.#tokens.key(token, role);
+    return ref && publicKeyOf(ref);
+  }
 
   /** The key that must sign for an account, if it has one. */
   accountKey(id: string): PublicKey | undefined {
@@ -263,6 +307,12 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     return this.#enqueue(s, work, FEES_TINYBAR[work.name], allowance);
   }
 
+  /** Prechecks and queues a ContractCreate or ContractCall; the payer must cover the fee, the gas and the value sent. */
+  async submitContract(s: Submission, work: ContractWork): Promise<string> {
+    const value = work.name === 'CONTRACTCALL' ? work.amountTinybar : work.initialBalanceTinybar;
+    return this.#enqueue(s, work, FEES_TINYBAR[work.name], work.gas * BigInt(GAS_PRICE_TINYBAR) + value);
+  }
+
   async createFile(s: Submission & { contents: Uint8Array }): Promise<string> {
     return this.#enqueue(s, { name: 'FILECREATE', contents: s.contents }, FEES_TINYBAR.FILECREATE);
   }
@@ -280,7 +330,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
   async #enqueue(s: Submission, work: Work, feeTinybar: bigint, allowanceTinybar = 0n): Promise<string> {
     if (this.#closed) return 'PLATFORM_NOT_ACTIVE';
     const payer = this.#byId.get(s.payer);
-    if (!payer || !this.#keys.has(s.payer)) return 'PAYER_ACCOUNT_NOT_FOUND';
+    if (!payer || !(this.#keys.has(s.payer) || s.completesHollow)) return 'PAYER_ACCOUNT_NOT_FOUND';
     if (this.#pendingIds.has(s.transactionId) || this.#txById.has(s.transactionId)) return 'DUPLICATE_TRANSACTION';
     if (s.maxFeeTinybar !== undefined && s.maxFeeTinybar < feeTinybar) return 'INSUFFICIENT_TX_FEE';
     if ((await this.balanceTinybar(payer)) < feeTinybar + allowanceTinybar) return 'INSUFFICIENT_PAYER_BALANCE';
@@ -340,14 +390,18 @@ export class LedgerChain extends EventEmitter implements LedgerView {
       }
       handled.push(h);
     }
+    await this.#system.sync(this.#tokens, this.#addresses);
     await this.evm.request({ method: 'evm_mine' });
     const block = (await this.evm.request({ method: 'eth_getBlockByNumber', params: ['latest', false] })) as EvmBlock;
     const records: LedgerTransaction[] = [];
     for (const h of handled) {
-      if (h.evmExecuted) await this.#settleEvmResult(h);
+      if (h.contractRun) await this.#settleContract(h);
+      else if (h.evmExecuted) await this.#settleEvmResult(h);
+      for (const child of h.children ?? []) records.push({ ...child, blockNumber: Number(block.number), index: records.length });
       records.push(this.#toRecord(h, Number(block.number), records.length));
       this.#pendingIds.delete(h.item.transactionId);
     }
+    await this.#system.absorb(block.number, timestampString(this.#clock.last), this.#tokens, this.#addresses);
     return this.#recordBlock(block, fromNs, this.#clock.next(), records);
   }
 
@@ -360,6 +414,8 @@ export class LedgerChain extends EventEmitter implements LedgerView {
       return;
     }
     await this.#charge(h, item.payer, fee);
+    // Two transactions of one hollow payer may share a block: the first completes it.
+    if (item.completesHollow && !this.#keys.has(item.payer)) this.#completeHollow(h, payer, item.completesHollow);
     switch (item.name) {
       case 'FILECREATE': {
         h.fileId = entityId(this.#nextNum++);
@@ -376,6 +432,9 @@ export class LedgerChain extends EventEmitter implements LedgerView {
       }
       case 'ETHEREUMTRANSACTION':
         return this.#handleEthereum(h, item);
+      case 'CONTRACTCREATEINSTANCE':
+      case 'CONTRACTCALL':
+        return this.#startContract(h, item, payer);
       case 'CRYPTOCREATEACCOUNT': {
         if ((await this.balanceTinybar(payer)) < item.initialBalanceTinybar) {
           h.result = 'INSUFFICIENT_PAYER_BALANCE';
@@ -388,26 +447,37 @@ export class LedgerChain extends EventEmitter implements LedgerView {
       }
       case 'CRYPTOTRANSFER':
         return this.#handleTransfer(h, item);
-      case 'TOKENCREATION': {
-        const t = item.token;
-        if (!this.#byId.has(t.treasury)) h.result = 'INVALID_TREASURY_ACCOUNT_FOR_TOKEN';
-        else if (!t.name) h.result = 'MISSING_TOKEN_NAME';
-        else if (!t.symbol) h.result = 'MISSING_TOKEN_SYMBOL';
-        if (h.result !== 'SUCCESS') return;
-        h.entityId = entityId(this.#nextNum++);
-        this.#tokens.create({ ...t, id: h.entityId, totalSupply: t.initialSupply, createdTimestamp: timestampString(h.consensusNs) });
-        h.tokenTransfers = t.initialSupply > 0n ? [{ token: h.entityId, account: t.treasury, amount: t.initialSupply }] : [];
-        return;
-      }
+      case 'TOKENCREATION':
+        return this.#tokenOutcome(h, this.#tokens.create(item.token, () => entityId(this.#nextNum++), timestampString(h.consensusNs), this.#exists));
       case 'TOKENASSOCIATE':
         h.entityId = item.account;
-        h.result = this.#byId.has(item.account) ? this.#tokens.associate(item.account, item.tokens) : 'INVALID_ACCOUNT_ID';
+        h.result = this.#byId.has(item.account) ? this.#tokens.associate(item.account, item.tokens, timestampString(h.consensusNs)) : 'INVALID_ACCOUNT_ID';
         return;
+      default:
+        return this.#tokenOutcome(h, this.#tokens.handle(item, item.payer, timestampString(h.consensusNs), this.#exists));
     }
+  }
+
+  readonly #exists = (id: string) => this.#byId.has(id);
+
+  readonly #addresses: AccountAddresses = {
+    addressesOf: (id) => {
+      const account = this.#byId.get(id)!;
+      return [...new Set([account.evmAddress, longZeroAddress(account.num)])];
+    },
+    accountOf: (address) => this.account(address)?.id,
+  };
+
+  #tokenOutcome(h: Handled, outcome: TokenOutcome): void {
+    h.result = outcome.result;
+    if (outcome.entityId) h.entityId = outcome.entityId;
+    if (outcome.tokenTransfers) h.tokenTransfers = outcome.tokenTransfers;
+    if (outcome.record) h.tokenRecord = outcome.record;
   }
 
   /** Hbar and token moves of one CryptoTransfer: every check first, then all of it or nothing. */
   async #handleTransfer(h: Handled, item: Pending & { name: 'CRYPTOTRANSFER' }): Promise<void> {
+    if (!(await this.#createAliased(h, item))) return;
     const net = new Map<string, bigint>();
     for (const m of item.hbar) add(net, m.account, m.amount);
     if ([...net.values()].reduce((a, b) => a + b, 0n) !== 0n) {
@@ -425,9 +495,8 @@ export class LedgerChain extends EventEmitter implements LedgerView {
         return;
       }
     }
-    h.result = this.#tokens.transfer(item.tokens);
+    this.#tokenOutcome(h, this.#tokens.transfer(item, item.payer, timestampString(h.consensusNs)));
     if (h.result !== 'SUCCESS') return;
-    h.tokenTransfers = item.tokens;
     for (const [account, amount] of net) {
       if (amount === 0n) continue;
       const address = this.#byId.get(account)!.evmAddress;
@@ -450,10 +519,17 @@ export class LedgerChain extends EventEmitter implements LedgerView {
         return;
       }
     }
+    if ((tx.data.length - 2) / 2 > JUMBO_MAX_CALL_DATA_BYTES) {
+      h.result = 'TRANSACTION_OVERSIZE';
+      return;
+    }
     h.eth = tx;
     const from = tx.from!.toLowerCase();
+    const known = this.account(from);
     this.#seen(from);
-    if (tx.to) this.#seen(tx.to.toLowerCase());
+    // The sender's first EthereumTransaction completes a hollow account with the key that signed it (HIP-583).
+    if (known && isHollow(known, this.#keys.get(known.id))) this.#completeHollow(h, known, PublicKey.fromStringECDSA(SigningKey.computePublicKey(tx.fromPublicKey!, true)));
+    if (tx.to && !this.#system.isSystemAddress(tx.to, this.#tokens)) this.#seen(tx.to.toLowerCase());
     if (tx.chainId !== 0n && tx.chainId !== BigInt(this.chainId)) {
       h.result = 'WRONG_CHAIN_ID';
       return;
@@ -480,6 +556,101 @@ export class LedgerChain extends EventEmitter implements LedgerView {
       h.evmExecuted = true;
     } catch (err) {
       h.result = err instanceof EvmRpcError ? statusForEvmRefusal(err.message) : 'FAIL_INVALID';
+    }
+  }
+
+  /** Creates the accounts of the unused aliases a transfer credits (aliases.ts); false when that fails the transfer. */
+  async #createAliased(h: Handled, item: Pending & { name: 'CRYPTOTRANSFER' }): Promise<boolean> {
+    const aliased = BigInt(item.hbar.filter((m) => isAliasRef(m.account)).length);
+    if (aliased === 0n) return true;
+    // Each creation's fee is charged to the transfer's payer, in the transfer's own record.
+    if ((await this.balanceTinybar(this.#byId.get(item.payer)!)) < aliased * FEES_TINYBAR.CRYPTOCREATEACCOUNT) {
+      h.result = 'INSUFFICIENT_PAYER_BALANCE';
+      return false;
+    }
+    const children = resolveAliases(this.#book, item.hbar, item, timestampString(h.consensusNs));
+    if (typeof children === 'string') {
+      h.result = children;
+      return false;
+    }
+    if (children.length > 0) await this.#charge(h, item.payer, BigInt(children.length) * FEES_TINYBAR.CRYPTOCREATEACCOUNT);
+    this.#precede(h, children);
+    return true;
+  }
+
+  /** Gives a hollow account the key that signed for it; a preceding child records it even if the parent fails. */
+  #completeHollow(h: Handled, account: LedgerAccount, key: PublicKey): void {
+    this.#keys.set(account.id, key);
+    account.publicKey = `0x${key.toStringRaw()}`;
+    this.#precede(h, [hollowCompletion(h.item, account.id)]);
+  }
+
+  /** Places preceding children before their parent: each takes the next nonce and a consensus time before it. */
+  #precede(h: Handled, children: ChildRecord[]): void {
+    for (const child of children) {
+      const list = (h.children ??= []);
+      child.nonce = list.length + 1;
+      child.hash = childHash(h.item.hash, child.nonce);
+      child.consensusTimestamp = timestampString(h.consensusNs);
+      list.push(child);
+      h.consensusNs = this.#clock.next();
+    }
+  }
+
+  /** Sends a consensus-node contract creation or call into the EVM (contracts.ts), from the payer's EVM address. */
+  async #startContract(h: Handled, item: Pending & ContractWork, payer: LedgerAccount): Promise<void> {
+    const gasPriceWeibar = BigInt(GAS_PRICE_TINYBAR) * WEIBAR_PER_TINYBAR;
+    let to: string;
+    let initcode: Buffer | undefined;
+    let data: Uint8Array = new Uint8Array();
+    if (item.name === 'CONTRACTCREATEINSTANCE') {
+      const code = initcodeOf(item, item.fileId ? this.#files.get(item.fileId)?.contents : undefined);
+      if (typeof code === 'string') {
+        h.result = item.fileId && code === 'INVALID_FILE_ID' && this.#files.known(item.fileId) ? 'FILE_DELETED' : code;
+        return;
+      }
+      initcode = code;
+      // The new contract's number is taken now; its account exists once the creation succeeds.
+      to = longZeroAddress(this.#nextNum++);
+    } else {
+      const contract = this.#byId.get(item.contractId);
+      if (!contract || !(await this.#markIfContract(contract.evmAddress))) {
+        h.result = 'INVALID_CONTRACT_ID';
+        return;
+      }
+      to = contract.evmAddress;
+      data = item.functionParameters;
+    }
+    const value = item.name === 'CONTRACTCALL' ? item.amountTinybar : item.initialBalanceTinybar;
+    const run = await startContractRun(this.evm, { from: payer.evmAddress, to, gas: item.gas, valueWeibar: value * WEIBAR_PER_TINYBAR, gasPriceWeibar, data, initcode });
+    if (typeof run === 'string') h.result = run;
+    else h.contractRun = run;
+  }
+
+  /** Reads the mined contract execution: status, gas (charged at the network's gas price), value moved, contract. */
+  async #settleContract(h: Handled): Promise<void> {
+    const item = h.item as Pending & ContractWork;
+    const run = h.contractRun!;
+    const outcome = await settleContractRun(this.evm, run, item.gas);
+    h.result = outcome.result;
+    h.contractGasUsed = outcome.gasUsed;
+    const payer = this.#byId.get(item.payer)!;
+    // The EVM took the gas it counted; what the network counts beyond that (a creation's own costs) is taken here.
+    const extra = (outcome.gasUsed - outcome.evmGasUsed) * BigInt(GAS_PRICE_TINYBAR);
+    if (extra > 0n) await this.#setBalance(payer.evmAddress, (await this.#weibar(payer.evmAddress)) - extra * WEIBAR_PER_TINYBAR);
+    const gasFee = outcome.gasUsed * BigInt(GAS_PRICE_TINYBAR);
+    h.feeTinybar += gasFee;
+    add(h.transfers, item.payer, -gasFee);
+    add(h.transfers, FEE_COLLECTOR_ACCOUNT, gasFee);
+    if (run.creation && h.result === 'SUCCESS') {
+      h.contractId = this.#register({ num: Number(BigInt(run.creation.address)), created: timestampString(h.consensusNs), isContract: true }).id;
+    } else if (item.name === 'CONTRACTCALL') {
+      h.contractId = item.contractId;
+    }
+    const value = item.name === 'CONTRACTCALL' ? item.amountTinybar : item.initialBalanceTinybar;
+    if (h.result === 'SUCCESS' && value > 0n) {
+      add(h.transfers, item.payer, -value);
+      add(h.transfers, h.contractId!, value);
     }
   }
 
@@ -512,6 +683,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     }
     if (receipt.contractAddress) h.contractId = this.#seen(receipt.contractAddress, true).id;
     else if (tx.to && (await this.#markIfContract(tx.to))) h.contractId = this.account(tx.to)!.id;
+    else if (tx.to) h.contractId = this.#system.tokenAt(tx.to, this.#tokens)?.id;
   }
 
   #toRecord(h: Handled, blockNumber: number, index: number): LedgerTransaction {
@@ -530,12 +702,30 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     };
     if (h.fileId) record.fileId = h.fileId;
     if (h.entityId) record.entityId = h.entityId;
-    if (h.tokenTransfers) record.tokenTransfers = h.tokenTransfers.map((t) => ({ token: t.token, account: t.account, amount: Number(t.amount) }));
+    if (h.tokenTransfers) {
+      record.tokenTransfers = h.tokenTransfers.map((t) => ({ token: t.token, account: t.account, amount: Number(t.amount), ...(t.isApproval ? { isApproval: true } : {}) }));
+    }
+    Object.assign(record, h.tokenRecord);
     if (item.name === 'ETHEREUMTRANSACTION') {
       const tx = h.eth ?? item.tx;
       record.ethHash = tx.hash!;
       record.evmExecuted = h.evmExecuted === true;
       if (h.contractId) record.contractId = h.contractId;
+    }
+    if (h.contractRun && (item.name === 'CONTRACTCALL' || item.name === 'CONTRACTCREATEINSTANCE')) {
+      // The mirror node files a consensus-node contract call's result under the first 32 bytes of its hash.
+      record.ethHash = item.hash.slice(0, 66);
+      record.evmHash = h.contractRun.evmHash;
+      record.evmExecuted = true;
+      if (h.contractId) record.contractId = h.contractId;
+      const parameters = item.name === 'CONTRACTCALL' ? item.functionParameters : item.constructorParameters;
+      record.contractCall = {
+        functionParameters: `0x${Buffer.from(parameters).toString('hex')}`,
+        gasLimit: Number(item.gas),
+        amountTinybar: Number(item.name === 'CONTRACTCALL' ? item.amountTinybar : item.initialBalanceTinybar),
+        gasUsed: Number(h.contractGasUsed ?? 0n),
+        ...(h.contractRun.creation ? { initcode: `0x${h.contractRun.creation.initcode.toString('hex')}` } : {}),
+      };
     }
     return record;
   }
@@ -570,7 +760,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
 
   // ----- accounts and balances -----
 
-  #register(a: { num?: number; evmAddress?: string; key?: PublicKey; created: string; isContract?: boolean }): LedgerAccount {
+  #register(a: { num?: number; evmAddress?: string; key?: PublicKey; created: string; isContract?: boolean; alias?: string }): LedgerAccount {
     const num = a.num ?? this.#nextNum++;
     const account: LedgerAccount = {
       id: entityId(num),
@@ -578,6 +768,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
       evmAddress: (a.evmAddress ?? longZeroAddress(num)).toLowerCase(),
       isContract: a.isContract ?? false,
       createdTimestamp: a.created,
+      ...(a.alias ? { alias: a.alias } : {}),
     };
     if (a.key) {
       const raw = `0x${a.key.toStringRaw()}`;

@@ -14,7 +14,15 @@ const TRANSACTIONS: Record<string, string[]> = {
   SmartContractService: ['callEthereum', 'createContract', 'updateContract', 'contractCallMethod', 'deleteContract'],
   FileService: ['createFile', 'updateFile', 'deleteFile', 'appendContent'],
   CryptoService: ['createAccount', 'updateAccount', 'cryptoTransfer', 'cryptoDelete', 'approveAllowances', 'deleteAllowances'],
-  TokenService: ['createToken', 'associateTokens'],
+  TokenService: [
+    'createToken',
+    'associateTokens',
+    'mintToken',
+    'grantKycToTokenAccount',
+    'revokeKycFromTokenAccount',
+    'freezeTokenAccount',
+    'unfreezeTokenAccount',
+  ],
 };
 const QUERIES: Record<string, string[]> = {
   SmartContractService: ['contractCallLocalMethod', 'getContractInfo', 'contractGetBytecode', 'getTxRecordByContractID'],

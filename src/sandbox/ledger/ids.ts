@@ -13,6 +13,12 @@ export function longZeroAddress(num: number): string {
   return `0x${num.toString(16).padStart(40, '0')}`;
 }
 
+/** The entity number a long-zero address names; undefined for any other address. */
+export function longZeroNum(address: string): number | undefined {
+  const a = address.toLowerCase();
+  return /^0x0{24}[0-9a-f]{16}$/.test(a) ? Number(BigInt(a)) : undefined;
+}
+
 /** `0.0.<payer>-<seconds>-<9-digit nanos>`, the mirror node's spelling of a transaction id. */
 export function transactionIdString(payer: string, validStartSeconds: bigint | number, validStartNanos: number): string {
   return `${payer}-${validStartSeconds}-${String(validStartNanos).padStart(9, '0')}`;

@@ -5,9 +5,12 @@
  */
 import { PublicKey } from '@hashgraph/sdk';
 import { proto } from '@hashgraph/proto';
-import type { LedgerChain, Submission } from './chain.js';
+import { MAX_GAS_PER_TRANSACTION, type LedgerChain, type Submission } from './chain.js';
 import { idOf, toBigInt, transactionHash, transactionIdOf } from './hapi.js';
+import { completingKey, isHollow, resolveExisting } from './aliases.js';
+import { CONTRACT_METHODS, decodeContract } from './contracts.js';
 import { NATIVE_METHODS, decodeNative } from './native.js';
+import { oversizeForKind, oversizeOnTheWire } from './sizeLimits.js';
 
 /** The gRPC method each transaction type must arrive on. */
 const METHOD_FOR_BODY: Record<string, string> = {
@@ -16,6 +19,7 @@ const METHOD_FOR_BODY: Record<string, string> = {
   fileAppend: 'appendContent',
   fileDelete: 'deleteFile',
   ...NATIVE_METHODS,
+  ...CONTRACT_METHODS,
 };
 
 /** Leeway for clients whose clock runs ahead of the node's (the SDK backdates valid start a little). */
@@ -68,9 +72,11 @@ function signedBy(key: PublicKey, bodyBytes: Uint8Array, sigMap: proto.ISignatur
 }
 
 export async function ingest(chain: LedgerChain, method: string, bytes: Uint8Array): Promise<string> {
+  if (oversizeOnTheWire(bytes.length, chain.jumboTransactions)) return 'TRANSACTION_OVERSIZE';
   const decoded = decode(bytes);
   if (typeof decoded === 'string') return decoded;
   const { body, bodyBytes, signedBytes, sigMap } = decoded;
+  if (body.data && oversizeForKind(bytes.length, body.data)) return 'TRANSACTION_OVERSIZE';
   const transactionId = transactionIdOf(body.transactionID);
   if (!transactionId) return 'INVALID_TRANSACTION_ID';
   if (idOf(body.nodeAccountID) !== chain.nodeAccountId) return 'INVALID_NODE_ACCOUNT';
@@ -81,24 +87,38 @@ export async function ingest(chain: LedgerChain, method: string, bytes: Uint8Arr
   if (start > now + FUTURE_LEEWAY_SECONDS) return 'INVALID_TRANSACTION_START';
   if (start + duration < now) return 'TRANSACTION_EXPIRED';
   const payer = idOf(body.transactionID!.accountID)!;
-  const key = chain.accountKey(payer);
-  if (!chain.account(payer) || !key) return 'PAYER_ACCOUNT_NOT_FOUND';
+  const payerAccount = chain.account(payer);
+  let key = chain.accountKey(payer);
+  // A hollow payer signs with the ECDSA key its EVM address comes from, which completes it (HIP-583).
+  const completesHollow = payerAccount && isHollow(payerAccount, key) ? completingKey(payerAccount, sigMap, bodyBytes) : undefined;
+  if (payerAccount && isHollow(payerAccount, key) && !completesHollow) return 'INVALID_SIGNATURE';
+  key ??= completesHollow;
+  if (!payerAccount || !key) return 'PAYER_ACCOUNT_NOT_FOUND';
   if (!signedBy(key, bodyBytes, sigMap)) return 'INVALID_SIGNATURE';
 
   const kind = body.data;
   if (!kind || !(kind in METHOD_FOR_BODY)) return 'NOT_SUPPORTED';
   if (METHOD_FOR_BODY[kind] !== method) return 'INVALID_TRANSACTION_BODY';
-  const s: Submission = { transactionId, payer, hash: transactionHash(signedBytes), maxFeeTinybar: toBigInt(body.transactionFee) };
+  const s: Submission = { transactionId, payer, hash: transactionHash(signedBytes), maxFeeTinybar: toBigInt(body.transactionFee), ...(completesHollow ? { completesHollow } : {}) };
   if (kind in NATIVE_METHODS) {
     const native = decodeNative(body);
     if (typeof native === 'string') return native;
-    for (const id of native.signers) {
-      const signer = chain.accountKey(id);
-      if (!chain.account(id)) return 'INVALID_ACCOUNT_ID';
+    for (const ref of native.signers) {
+      const account = resolveExisting(chain, ref);
+      if (!account) return 'INVALID_ACCOUNT_ID';
+      const signer = account.id === payer ? key : chain.accountKey(account.id);
       if (!signer || !signedBy(signer, bodyBytes, sigMap)) return 'INVALID_SIGNATURE';
     }
     if (!native.keys.every((k) => signedBy(k, bodyBytes, sigMap))) return 'INVALID_SIGNATURE';
+    for (const { token, role } of native.tokenKeys ?? []) {
+      const tokenKey = chain.tokenKey(token, role);
+      if (tokenKey && !signedBy(tokenKey, bodyBytes, sigMap)) return 'INVALID_SIGNATURE';
+    }
     return chain.submitNative(s, native.work);
+  }
+  if (kind in CONTRACT_METHODS) {
+    const work = decodeContract(body, MAX_GAS_PER_TRANSACTION);
+    return typeof work === 'string' ? work : chain.submitContract(s, work);
   }
   switch (kind) {
     case 'ethereumTransaction': {

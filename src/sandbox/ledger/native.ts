@@ -1,18 +1,23 @@
 /**
- * Decoding of the ledger's own service transactions the sandbox serves (CryptoCreate, CryptoTransfer with hbar and
- * fungible token moves, TokenCreate, TokenAssociate) into the chain's work, with the accounts whose keys must sign
- * besides the payer: whoever is debited, a new token's treasury and admin key, the account being associated.
+ * Decoding of the ledger's own service transactions the sandbox serves (CryptoCreate, CryptoTransfer with hbar,
+ * fungible and NFT moves, TokenAssociate, and the token transactions of tokenDecode.ts) into the chain's work, with
+ * the accounts whose keys must sign besides the payer: whoever is debited (unless the payer spends an allowance),
+ * a new token's treasury and keys, the account being associated.
  */
-import { PublicKey } from '@hashgraph/sdk';
+import type { PublicKey } from '@hashgraph/sdk';
 import type { proto } from '@hashgraph/proto';
 import type { NativeWork } from './chain.js';
+import { accountRef } from './aliases.js';
 import { idOf, toBigInt } from './hapi.js';
+import { TOKEN_METHODS, decodeToken, simpleKey } from './tokenDecode.js';
+import type { TokenKeyRole } from './tokens.js';
 
 export const NATIVE_METHODS: Record<string, string> = {
   cryptoCreateAccount: 'createAccount',
   cryptoTransfer: 'cryptoTransfer',
   tokenCreation: 'createToken',
   tokenAssociate: 'associateTokens',
+  ...TOKEN_METHODS,
 };
 
 export interface NativeDecoded {
@@ -21,13 +26,8 @@ export interface NativeDecoded {
   signers: string[];
   /** Keys that must have signed that belong to no account (a new token's admin key). */
   keys: PublicKey[];
-}
-
-/** A simple key (one ED25519 or ECDSA public key); key lists and thresholds are not modelled. */
-function simpleKey(key: proto.IKey | null | undefined): PublicKey | undefined {
-  if (key?.ed25519?.length) return PublicKey.fromBytesED25519(key.ed25519);
-  if (key?.ECDSASecp256k1?.length) return PublicKey.fromBytesECDSA(key.ECDSASecp256k1);
-  return undefined;
+  /** A token's keys that must have signed (a mint's supply key); a token without that key fails at consensus. */
+  tokenKeys?: Array<{ token: string; role: TokenKeyRole }>;
 }
 
 /** The work a body asks for, or the precheck status that refuses it. */
@@ -41,48 +41,38 @@ export function decodeNative(body: proto.TransactionBody): NativeDecoded | strin
     }
     case 'cryptoTransfer': {
       const t = body.cryptoTransfer!;
-      const hbar: Array<{ account: string; amount: bigint }> = [];
+      const hbar: Array<{ account: string; amount: bigint; isApproval?: boolean }> = [];
       for (const aa of t.transfers?.accountAmounts ?? []) {
-        const account = idOf(aa.accountID);
+        // An account may be named by alias (HIP-32 key, HIP-583 EVM address): the chain resolves or creates it.
+        const account = accountRef(aa.accountID);
         if (!account) return 'INVALID_ACCOUNT_ID';
-        hbar.push({ account, amount: toBigInt(aa.amount) });
+        hbar.push({ account, amount: toBigInt(aa.amount), ...(aa.isApproval ? { isApproval: true } : {}) });
       }
-      const tokens: Array<{ token: string; account: string; amount: bigint }> = [];
+      const tokens: Array<{ token: string; account: string; amount: bigint; isApproval?: boolean }> = [];
+      const nfts: Array<{ token: string; serial: number; sender: string; receiver: string; isApproval?: boolean }> = [];
       for (const list of t.tokenTransfers ?? []) {
         const token = idOf(list.token);
         if (!token) return 'INVALID_TOKEN_ID';
-        if (list.nftTransfers?.length) return 'NOT_SUPPORTED';
         for (const aa of list.transfers ?? []) {
           const account = idOf(aa.accountID);
           if (!account) return 'INVALID_ACCOUNT_ID';
-          tokens.push({ token, account, amount: toBigInt(aa.amount) });
+          tokens.push({ token, account, amount: toBigInt(aa.amount), ...(aa.isApproval ? { isApproval: true } : {}) });
+        }
+        for (const n of list.nftTransfers ?? []) {
+          const sender = idOf(n.senderAccountID);
+          const receiver = idOf(n.receiverAccountID);
+          if (!sender || !receiver) return 'INVALID_ACCOUNT_ID';
+          if (sender === receiver) return 'ACCOUNT_REPEATED_IN_ACCOUNT_AMOUNTS';
+          nfts.push({ token, serial: Number(toBigInt(n.serialNumber)), sender, receiver, ...(n.isApproval ? { isApproval: true } : {}) });
         }
       }
-      if (hbar.length === 0 && tokens.length === 0) return 'EMPTY_TRANSACTION_BODY';
-      const debited = [...hbar, ...tokens].filter((m) => m.amount < 0n).map((m) => m.account);
-      return { work: { name: 'CRYPTOTRANSFER', hbar, tokens }, signers: [...new Set(debited)], keys: [] };
-    }
-    case 'tokenCreation': {
-      const c = body.tokenCreation!;
-      // Only fungible tokens: 0 is FUNGIBLE_COMMON.
-      if (Number(c.tokenType ?? 0) !== 0) return 'NOT_SUPPORTED';
-      const treasury = idOf(c.treasury);
-      if (!treasury) return 'INVALID_TREASURY_ACCOUNT_FOR_TOKEN';
-      const adminKey = simpleKey(c.adminKey);
-      if (c.adminKey && !adminKey) return 'INVALID_ADMIN_KEY';
-      const autoRenewAccount = idOf(c.autoRenewAccount);
-      const token = {
-        name: c.name ?? '',
-        symbol: c.symbol ?? '',
-        decimals: c.decimals ?? 0,
-        memo: c.memo ?? '',
-        initialSupply: toBigInt(c.initialSupply),
-        treasury,
-        ...(adminKey ? { adminKey: { type: adminKey.type === 'ED25519' ? ('ED25519' as const) : ('ECDSA_SECP256K1' as const), key: adminKey.toStringRaw() } } : {}),
-        ...(autoRenewAccount ? { autoRenewAccount } : {}),
-        ...(c.autoRenewPeriod?.seconds != null ? { autoRenewPeriodSeconds: Number(toBigInt(c.autoRenewPeriod.seconds)) } : {}),
-      };
-      return { work: { name: 'TOKENCREATION', token }, signers: [treasury], keys: adminKey ? [adminKey] : [] };
+      if (hbar.length === 0 && tokens.length === 0 && nfts.length === 0) return 'EMPTY_TRANSACTION_BODY';
+      // An approved debit is signed for by the payer, who spends the owner's allowance (HIP-336).
+      const debited = [
+        ...[...hbar, ...tokens].filter((m) => m.amount < 0n && !m.isApproval).map((m) => m.account),
+        ...nfts.filter((n) => !n.isApproval).map((n) => n.sender),
+      ];
+      return { work: { name: 'CRYPTOTRANSFER', hbar, tokens, nfts }, signers: [...new Set(debited)], keys: [] };
     }
     case 'tokenAssociate': {
       const a = body.tokenAssociate!;
@@ -97,5 +87,5 @@ export function decodeNative(body: proto.TransactionBody): NativeDecoded | strin
       return { work: { name: 'TOKENASSOCIATE', account, tokens }, signers: [account], keys: [] };
     }
   }
-  return 'NOT_SUPPORTED';
+  return decodeToken(body);
 }

@@ -9,6 +9,7 @@
  */
 import type { EventEmitter } from 'node:events';
 import type { LedgerToken } from './tokens.js';
+import type { TokenState } from './tokenService.js';
 
 /** An EIP-1193 style request into the sandbox's EVM (Hardhat's EDR). */
 export interface EvmRequester {
@@ -28,6 +29,11 @@ export interface LedgerAccount {
   /** True for contracts (served under /contracts/{id} as well). */
   isContract: boolean;
   createdTimestamp: string;
+  /**
+   * The alias the account was created under, 0x hex of its bytes: a 20-byte EVM address for a hollow account
+   * (HIP-583), a serialized protobuf `Key` for a key-alias account (HIP-32).
+   */
+  alias?: string;
 }
 
 export interface LedgerBlock {
@@ -61,7 +67,10 @@ export interface LedgerTransaction {
   blockNumber: number;
   /** Position among this block's transactions. */
   index: number;
-  /** For ETHEREUMTRANSACTION: the 32-byte Ethereum hash; the EVM knows the transaction by it. */
+  /**
+   * For ETHEREUMTRANSACTION: the 32-byte Ethereum hash; the EVM knows the transaction by it. For CONTRACTCALL and
+   * CONTRACTCREATEINSTANCE that ran: the first 32 bytes of `hash` (see `evmHash`).
+   */
   ethHash?: string;
   /**
    * For ETHEREUMTRANSACTION: whether the EVM executed it. False when the ledger refused it first (WRONG_NONCE,
@@ -75,11 +84,26 @@ export interface LedgerTransaction {
   /** For CRYPTOCREATEACCOUNT and TOKENCREATION: what was created; for TOKENASSOCIATE: the account. */
   entityId?: string;
   /** Token movements in the token's smallest unit, as the mirror node lists them under `token_transfers`. */
-  tokenTransfers?: Array<{ token: string; account: string; amount: number }>;
+  tokenTransfers?: Array<{ token: string; account: string; amount: number; isApproval?: boolean }>;
+  /** NFT serials moved (a mint's sender is null), as the mirror node lists them under `nft_transfers`. */
+  nftTransfers?: Array<{ token: string; serial: number; sender: string | null; receiver: string | null; isApproval: boolean }>;
+  /** For TOKENMINT: the token's supply after it, and the serials it minted (TransactionReceipt fields). */
+  newTotalSupply?: number;
+  serialNumbers?: number[];
   /** Hbar movements in tinybar, as the mirror node lists them under `transfers`. */
   transfers: Array<{ account: string; amount: number }>;
   /** 48-byte ledger transaction hash, 0x hex. */
   hash: string;
+  /** A child record's `TransactionID.nonce` (1, 2, ... after its parent's 0); absent for user transactions. */
+  nonce?: number;
+  memo?: string;
+  /**
+   * For CONTRACTCALL and CONTRACTCREATEINSTANCE: the hash the EVM knows the execution by, while `ethHash` is the first
+   * 32 bytes of `hash`, the hash the mirror node files a consensus-node contract call's result under.
+   */
+  evmHash?: string;
+  /** For CONTRACTCALL and CONTRACTCREATEINSTANCE: what the HAPI body asked for (a creation's init code too) and the gas used. */
+  contractCall?: { functionParameters: string; gasLimit: number; amountTinybar: number; gasUsed: number; initcode?: string };
 }
 
 export interface LedgerView extends EventEmitter {
@@ -103,5 +127,7 @@ export interface LedgerView extends EventEmitter {
   tokens(): readonly LedgerToken[];
   /** A token's associated accounts and their balances. */
   tokenBalances(tokenId: string): ReadonlyMap<string, bigint>;
+  /** Token relationships, NFTs and allowances. */
+  tokenState(): TokenState;
   /** Emits 'block' (LedgerBlock) when a block closes and 'transaction' (LedgerTransaction) as each is recorded. */
 }

@@ -1,6 +1,7 @@
 /** `/api/v1/accounts/{idOrAliasOrEvmAddress}`: an account's state and, unless `transactions=false`, its transactions. */
 import type { LedgerAccount, LedgerView } from '../ledger/view.js';
-import { requireAccount } from './entities.js';
+import { tokenBalancesOf } from './accountTokens.js';
+import { base32Encode, requireAccount } from './entities.js';
 import type { Route } from './http.js';
 import { EQ, VALUE, lastValue, parseQuery } from './query.js';
 import { MirrorError, notFound } from './errors.js';
@@ -44,9 +45,11 @@ export function accountRoutes(view: LedgerView): Route[] {
             : transactionPage(req.path, view.transactions(), q, (tx) => involves(tx, account.id));
         return {
           account: account.id,
-          alias: null,
+          // A key alias (HIP-32) in base32; a hollow account's EVM-address alias shows as its evm_address only.
+          alias: account.alias && account.alias.length !== 42 ? base32Encode(Buffer.from(account.alias.slice(2), 'hex')) : null,
           auto_renew_period: AUTO_RENEW_SECONDS,
-          balance: { balance, timestamp: snapshot?.timestamp ?? null, tokens: [] },
+          // Token balances are today's: the sandbox keeps no token history.
+          balance: { balance, timestamp: snapshot?.timestamp ?? null, tokens: tokenBalancesOf(view, account.id) },
           created_timestamp: account.createdTimestamp,
           decline_reward: false,
           delegation_address: delegation,

@@ -1,5 +1,6 @@
 /** `/api/v1/balances`: hbar balances of every account, now or as of a timestamp, paged by account id. */
 import type { LedgerView } from '../ledger/view.js';
+import { tokenBalancesOf } from './accountTokens.js';
 import { lookupEntity } from './entities.js';
 import { entityNum } from './format.js';
 import type { Route } from './http.js';
@@ -55,7 +56,8 @@ export function balanceRoutes(view: LedgerView): Route[] {
         const last = shown.at(-1);
         return {
           timestamp: snapshot?.timestamp ?? null,
-          balances: shown.map((r) => ({ account: r.account.id, balance: r.balance, tokens: [] })),
+          // Token balances are today's, whatever the timestamp: the sandbox keeps no token history.
+          balances: shown.map((r) => ({ account: r.account.id, balance: r.balance, tokens: tokenBalancesOf(view, r.account.id) })),
           links: { next: full && last ? nextLink(req.path, q, [['account.id', q.order === 'asc' ? 'gt' : 'lt', last.account.id]]) : null },
         };
       },

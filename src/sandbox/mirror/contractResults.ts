@@ -145,7 +145,7 @@ export function contractResultRoutes(view: LedgerView, records: EthRecords): Rou
         const q = parseQuery(req.search, { hbar: HBAR_RULE, nonce: { ops: EQ, value: /^\d{1,10}$/ } });
         const tinybar = inTinybar(q);
         const tx = ethTransactionByIdOrHash(view, req.params[0]);
-        // Non-zero nonces name child transactions, which the sandbox never creates.
+        // Non-zero nonces name child transactions; the sandbox's (account creations and completions) have no contract result.
         if (!tx || Number(lastValue(q, 'nonce') ?? 0) !== 0) throw notFound();
         return single(await records.record(tx), tinybar);
       },

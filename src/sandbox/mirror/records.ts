@@ -2,10 +2,18 @@
  * Contract results and contract logs: the ledger's record of each Ethereum transaction joined with what the EVM
  * knows of it (the transaction, its receipt and its call trace). A recorded transaction never changes, so each one
  * is built once and kept; the log index grows as transactions are recorded.
+ *
+ * A log's `index` is its position in the block, counted across the block's transactions in consensus order, as the
+ * real node's importer numbers `contract_log.index` (one counter per record file, shared by every item of it:
+ * RecordFileParser.doParse and RecordItem.getAndIncrementLogIndex; older rows renumbered by
+ * ContractLogIndexMigration), which is the Ethereum `logIndex`. Native token transactions add the importer's
+ * synthetic Transfer logs (syntheticLogs.ts) to the same listing and the same count.
  */
 import { getBytes, keccak256 } from 'ethers';
-import { longZeroAddress } from '../ledger/ids.js';
+import { entityNum, longZeroAddress } from '../ledger/ids.js';
 import type { LedgerTransaction, LedgerView } from '../ledger/view.js';
+import { entityIdAt } from './entities.js';
+import { syntheticTransferLogs } from './syntheticLogs.js';
 import { hexNumber, hexQuantity, timestampNanos, word, tinybarNumber } from './format.js';
 
 interface EvmTransaction {
@@ -112,6 +120,8 @@ export interface EthRecord {
   /** Null when the ledger refused the transaction before the EVM saw it. */
   money: Money | null;
   logs: ResultLog[];
+  /** Where the next transaction of the same block starts numbering its logs. */
+  nextLogIndex: number;
   /** The contract called or created, the one `/contracts/{id}/results` files it under. */
   contractId: string | null;
   /** Sender's EVM address, lower case. */
@@ -161,6 +171,8 @@ export class EthRecords {
   readonly #built = new Map<string, Promise<EthRecord>>();
   readonly #stateChanges = new Map<string, Promise<StateChange[]>>();
   readonly #ethTxs: LedgerTransaction[] = [];
+  /** Position in the ledger's transaction list by transaction id, to walk back through a block. */
+  readonly #position = new Map<string, number>();
   #scanned = 0;
   readonly #logs: LogRow[] = [];
   #logsIndexed = 0;
@@ -171,8 +183,27 @@ export class EthRecords {
   /** Ethereum transactions in consensus order (the ledger's list only grows, so only new ones are scanned). */
   ethereumTransactions(): readonly LedgerTransaction[] {
     const all = this.view.transactions();
-    for (; this.#scanned < all.length; this.#scanned++) if (all[this.#scanned].ethHash) this.#ethTxs.push(all[this.#scanned]);
+    for (; this.#scanned < all.length; this.#scanned++) {
+      const tx = all[this.#scanned];
+      this.#position.set(tx.transactionId, this.#scanned);
+      if (tx.ethHash) this.#ethTxs.push(tx);
+    }
     return this.#ethTxs;
+  }
+
+  /**
+   * The block position of the transaction's first log: where the block's previous Ethereum transaction left off,
+   * plus the synthetic token-transfer logs of the native transactions since (they share the block's counter).
+   */
+  async #firstLogIndex(tx: LedgerTransaction): Promise<number> {
+    this.ethereumTransactions();
+    const all = this.view.transactions();
+    let synthetic = 0;
+    for (let i = (this.#position.get(tx.transactionId) ?? 0) - 1; i >= 0 && all[i].blockNumber === tx.blockNumber; i--) {
+      if (all[i].ethHash) return synthetic + (await this.record(all[i])).nextLogIndex;
+      synthetic += syntheticTransferLogs(this.view, all[i]).length;
+    }
+    return synthetic;
   }
 
   record(tx: LedgerTransaction): Promise<EthRecord> {
@@ -189,13 +220,13 @@ export class EthRecords {
 
   async #traceStateChanges(record: EthRecord): Promise<StateChange[]> {
     if (record.tx.evmExecuted === false) return [];
-    const hash = record.tx.ethHash as string;
+    const hash = record.tx.evmHash ?? (record.tx.ethHash as string);
     const trace = (config: object) => this.view.evm.request({ method: 'debug_traceTransaction', params: [hash, { tracer: 'prestateTracer', ...config }] });
     const [touched, diff] = (await Promise.all([trace({}), trace({ tracerConfig: { diffMode: true } })])) as [Prestate, { post: Prestate }];
     return Object.entries(touched).flatMap(([address, { storage }]) =>
       Object.entries(storage ?? {}).map(([slot, read]) => ({
         address: address.toLowerCase(),
-        contract_id: this.view.account(address.toLowerCase())?.id ?? null,
+        contract_id: entityIdAt(this.view, address),
         slot: word(slot),
         value_read: word(read),
         value_written: diff.post[address]?.storage?.[slot] === undefined ? null : word(diff.post[address].storage![slot]),
@@ -203,15 +234,16 @@ export class EthRecords {
     );
   }
 
-  /** Every log in consensus order (timestamp, then index within the transaction). */
+  /** Every log in consensus order (timestamp, then index). */
   async logs(): Promise<readonly LogRow[]> {
     this.#logsUpdate = this.#logsUpdate
       .catch(() => undefined)
       .then(async () => {
-        const txs = this.ethereumTransactions();
-        while (this.#logsIndexed < txs.length) {
-          const record = await this.record(txs[this.#logsIndexed]);
-          this.#logs.push(...this.#logRows(record));
+        this.ethereumTransactions();
+        const all = this.view.transactions();
+        while (this.#logsIndexed < all.length) {
+          const tx = all[this.#logsIndexed];
+          this.#logs.push(...(tx.ethHash ? this.#logRows(await this.record(tx)) : await this.#syntheticRows(tx)));
           this.#logsIndexed++;
         }
       });
@@ -238,83 +270,117 @@ export class EthRecords {
     }));
   }
 
+  /** A native token transaction's synthetic Transfer logs, filed under the token, with the ledger's 48-byte hash. */
+  async #syntheticRows(tx: LedgerTransaction): Promise<LogRow[]> {
+    const logs = syntheticTransferLogs(this.view, tx);
+    if (logs.length === 0) return [];
+    const block = this.view.blockByNumber(tx.blockNumber);
+    const first = await this.#firstLogIndex(tx);
+    return logs.map((log, i) => ({
+      body: {
+        ...log,
+        bloom: logBloom(log),
+        index: first + i,
+        block_hash: block?.hash ?? null,
+        block_number: block?.number ?? null,
+        root_contract_id: log.contract_id,
+        timestamp: tx.consensusTimestamp,
+        transaction_hash: tx.hash,
+        transaction_index: tx.index,
+      },
+      timestamp: timestampNanos(tx.consensusTimestamp),
+      index: first + i,
+      contractId: log.contract_id,
+      ledgerHash: tx.hash,
+    }));
+  }
+
   async #build(tx: LedgerTransaction): Promise<EthRecord> {
     const hash = tx.ethHash as string;
+    // A consensus-node contract call (ContractCall, ContractCreate) ran in the EVM under a hash of the EVM's own.
+    const evmHash = tx.evmHash ?? hash;
+    const hapi = tx.contractCall;
     const evm = this.view.evm;
     // A transaction the ledger refused before execution is unknown to the EVM: its result has no EVM details.
     const [etx, receipt, trace] = (
       tx.evmExecuted === false
         ? [null, null, null]
         : await Promise.all([
-            evm.request({ method: 'eth_getTransactionByHash', params: [hash] }),
-            evm.request({ method: 'eth_getTransactionReceipt', params: [hash] }),
-            evm.request({ method: 'debug_traceTransaction', params: [hash, { tracer: 'callTracer' }] }),
+            evm.request({ method: 'eth_getTransactionByHash', params: [evmHash] }),
+            evm.request({ method: 'eth_getTransactionReceipt', params: [evmHash] }),
+            evm.request({ method: 'debug_traceTransaction', params: [evmHash, { tracer: 'callTracer' }] }),
           ])
     ) as [EvmTransaction | null, EvmReceipt | null, CallFrame | null];
 
-    const idOf = (address: string | null | undefined) => (address ? (this.view.account(address)?.id ?? null) : null);
+    const idOf = (address: string | null | undefined) => (address ? entityIdAt(this.view, address) : null);
     const sender = etx ? this.view.account(etx.from.toLowerCase()) : undefined;
     const block = this.view.blockByNumber(tx.blockNumber);
     const succeeded = tx.result === 'SUCCESS' && receipt?.status === '0x1';
     // A failed creation leaves no contract, though the receipt names the address it would have had.
-    const created = succeeded ? (receipt?.contractAddress?.toLowerCase() ?? null) : null;
+    const hapiCreated = hapi && tx.name === 'CONTRACTCREATEINSTANCE' && tx.contractId ? (this.view.account(tx.contractId)?.evmAddress ?? null) : null;
+    const created = succeeded ? (receipt?.contractAddress?.toLowerCase() ?? hapiCreated) : null;
     const to = etx?.to?.toLowerCase() ?? null;
     const address = created ?? to;
     const contractId = address ? (tx.contractId ?? idOf(address)) : null;
     const contract = contractId ? this.view.account(contractId) : undefined;
-    const output = trace?.output ?? '0x';
-    const type = etx?.type === undefined ? null : hexNumber(etx.type);
+    // A creation's output is the code it deposits; its result shows none, as the network's ContractFunctionResult.
+    const output = hapiCreated ? '0x' : (trace?.output ?? '0x');
+    // A consensus-node call has no Ethereum transaction: its type, nonce, signature and chain id are null.
+    const ethTx = hapi ? null : etx;
+    const type = ethTx?.type === undefined ? null : hexNumber(ethTx.type);
     const dynamicFee = type !== null && type >= 2;
-    const logs: ResultLog[] = (receipt?.logs ?? []).map((log, index) => ({
+    const firstLogIndex = await this.#firstLogIndex(tx);
+    const logs: ResultLog[] = (receipt?.logs ?? []).map((log, i) => ({
       address: log.address.toLowerCase(),
       bloom: logBloom(log),
       contract_id: idOf(log.address),
       data: log.data,
-      index,
+      index: firstLogIndex + i,
       topics: log.topics.map((t) => t.toLowerCase()),
     }));
 
     const base: Record<string, unknown> = {
       address: address ? (this.view.account(address)?.evmAddress ?? address) : null,
-      amount: etx ? tinybarNumber(etx.value) : 0,
+      amount: hapi ? hapi.amountTinybar : etx ? tinybarNumber(etx.value) : 0,
       bloom: receipt?.logsBloom ?? '0x',
       call_result: output,
       contract_id: contractId,
-      created_contract_ids: createdAddresses(trace).map(idOf).filter((id): id is string => id !== null),
+      // A consensus-node creation ran as a call: the contract it created leads the list, as CREATE frames would.
+      created_contract_ids: [...(hapiCreated && created ? [created] : []), ...createdAddresses(trace)].map(idOf).filter((id): id is string => id !== null),
       error_message: succeeded ? null : output !== '0x' ? output : tx.result,
       // The real node names the sender and the contract by entity: their long-zero addresses, not their EVM ones.
       from: sender ? longZeroAddress(sender.num) : (etx?.from.toLowerCase() ?? null),
-      function_parameters: etx?.input ?? null,
-      gas_consumed: receipt ? hexNumber(receipt.gasUsed) : null,
-      gas_limit: etx ? hexNumber(etx.gas) : 0,
-      gas_used: receipt ? hexNumber(receipt.gasUsed) : 0,
+      function_parameters: hapi ? hapi.functionParameters : (etx?.input ?? null),
+      gas_consumed: hapi ? hapi.gasUsed : receipt ? hexNumber(receipt.gasUsed) : null,
+      gas_limit: hapi ? hapi.gasLimit : etx ? hexNumber(etx.gas) : 0,
+      gas_used: hapi ? hapi.gasUsed : receipt ? hexNumber(receipt.gasUsed) : 0,
       hash,
       timestamp: tx.consensusTimestamp,
-      to: contract ? longZeroAddress(contract.num) : null,
+      to: contract ? longZeroAddress(contract.num) : contractId ? longZeroAddress(entityNum(contractId)!) : null,
     };
     const details: Record<string, unknown> = {
       // Where the signed transaction names a recipient, the detailed views show that address as signed.
       ...(to ? { to } : {}),
-      access_list: (etx?.accessList ?? []).map((e) => ({ address: e.address.toLowerCase(), storage_keys: e.storageKeys.map((k) => k.toLowerCase()) })),
-      ...(etx ? { authorization_list: (etx.authorizationList ?? []).map(authorization) } : {}),
+      access_list: hapi ? [] : (etx?.accessList ?? []).map((e) => ({ address: e.address.toLowerCase(), storage_keys: e.storageKeys.map((k) => k.toLowerCase()) })),
+      ...(ethTx ? { authorization_list: (ethTx.authorizationList ?? []).map(authorization) } : {}),
       block_gas_used: block?.gasUsed ?? null,
       block_hash: block?.hash ?? null,
       block_number: block?.number ?? null,
-      chain_id: etx?.chainId ?? hexQuantity(BigInt(this.view.chainId)),
+      chain_id: hapi ? null : (etx?.chainId ?? hexQuantity(BigInt(this.view.chainId))),
       // A failed transaction's data (for a creation, its init code), as the real node gives it; null otherwise.
-      failed_initcode: !succeeded && etx && etx.input !== '0x' ? etx.input : null,
-      nonce: etx ? hexNumber(etx.nonce) : null,
-      r: etx ? word(etx.r) : null,
+      failed_initcode: !succeeded && ethTx && ethTx.input !== '0x' ? ethTx.input : null,
+      nonce: ethTx ? hexNumber(ethTx.nonce) : null,
+      r: ethTx ? word(ethTx.r) : null,
       result: tx.result,
-      s: etx ? word(etx.s) : null,
+      s: ethTx ? word(ethTx.s) : null,
       status: succeeded ? '0x1' : '0x0',
       transaction_index: tx.index,
-      type: type ?? 0,
-      v: etx ? hexNumber(type === 0 ? etx.v : (etx.yParity ?? etx.v)) : null,
+      type: hapi ? null : (type ?? 0),
+      v: ethTx ? hexNumber(type === 0 ? ethTx.v : (ethTx.yParity ?? ethTx.v)) : null,
     };
     const money: Money | null = etx && {
       value: BigInt(etx.value),
-      gasPrice: dynamicFee ? undefined : optionalBigInt(etx.gasPrice),
+      gasPrice: dynamicFee || hapi ? undefined : optionalBigInt(etx.gasPrice),
       maxFeePerGas: dynamicFee ? optionalBigInt(etx.maxFeePerGas) : undefined,
       maxPriorityFeePerGas: dynamicFee ? optionalBigInt(etx.maxPriorityFeePerGas) : undefined,
     };
@@ -324,9 +390,10 @@ export class EthRecords {
       details,
       money,
       logs,
+      nextLogIndex: firstLogIndex + logs.length,
       contractId,
       from: etx?.from.toLowerCase() ?? null,
-      ...(created && etx ? { creation: { address: created, initcode: etx.input } } : {}),
+      ...(created && etx ? { creation: { address: created, initcode: hapi?.initcode ?? etx.input } } : {}),
     };
   }
 }

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { badRequest, notFound } from './errors.js';
 import type { LedgerView } from '../ledger/view.js';
 import { accountRoutes } from './accounts.js';
+import { accountTokenRoutes } from './accountTokens.js';
 import { balanceRoutes } from './balances.js';
 import { blockRoutes } from './blocks.js';
 import { callRoutes } from './call.js';
@@ -36,6 +37,7 @@ function routesFor(view: LedgerView, records: EthRecords): Route[] {
     ...contractRoutes(view, records),
     ...blockRoutes(view),
     ...accountRoutes(view),
+    ...accountTokenRoutes(view),
     ...balanceRoutes(view),
     ...transactionRoutes(view),
     ...tokenRoutes(view),

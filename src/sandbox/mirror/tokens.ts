@@ -1,20 +1,37 @@
 /**
- * Tokens (HTS): `/api/v1/tokens`, `/api/v1/tokens/{tokenId}` and `/api/v1/tokens/{tokenId}/balances`, in the real
- * node's shapes. The sandbox has fungible tokens only, without custom fees or keys other than the admin key.
+ * Tokens (HTS): `/api/v1/tokens`, `/api/v1/tokens/{tokenId}`, `/api/v1/tokens/{tokenId}/balances`,
+ * `/api/v1/tokens/{tokenId}/nfts` and `/api/v1/tokens/{tokenId}/nfts/{serialNumber}`, in the shapes of the mirror
+ * node's OpenAPI document (v0.160: TokenInfo, TokenBalancesResponse, Nfts, Nft). No custom fees or pausing.
  */
 import type { LedgerView } from '../ledger/view.js';
-import type { LedgerToken } from '../ledger/tokens.js';
+import type { KeyRef, LedgerToken } from '../ledger/tokens.js';
+import type { LedgerNft } from '../ledger/nfts.js';
 import { invalidParameter, notFound } from './errors.js';
 import { entityNum } from './format.js';
 import type { Route } from './http.js';
 import { EQ, RANGE_OPS, VALUE, lastValue, matcher, nextLink, page, parseQuery } from './query.js';
 
-/** Long.MAX_VALUE: what the ledger records as the maximum of a token whose supply is INFINITE. */
-const INFINITE_MAX_SUPPLY = '9223372036854775807';
 const TOKEN_ID = /^(\d{1,10}\.){0,2}\d{1,10}$/;
 const NANOS_PER_SECOND = 1_000_000_000n;
 
-const adminKey = (t: LedgerToken) => (t.adminKey ? { _type: t.adminKey.type, key: t.adminKey.key } : null);
+const keyBody = (k: KeyRef | undefined) => (k ? { _type: k.type, key: k.key } : null);
+const adminKey = (t: LedgerToken) => keyBody(t.keys.admin);
+export const SERIAL = /^\d{1,19}$/;
+
+/** The Nft schema; `deleted` stays false (no burn or wipe in the sandbox). */
+export function nftBody(n: LedgerNft) {
+  return {
+    account_id: n.owner,
+    created_timestamp: n.createdTimestamp,
+    delegating_spender: n.delegatingSpender ?? null,
+    deleted: false,
+    metadata: Buffer.from(n.metadata).toString('base64'),
+    modified_timestamp: n.modifiedTimestamp,
+    serial_number: n.serial,
+    spender: n.spender ?? null,
+    token_id: n.token,
+  };
+}
 const num = (id: string) => BigInt(entityNum(id) ?? -1);
 
 function tokenInfo(t: LedgerToken) {
@@ -29,27 +46,27 @@ function tokenInfo(t: LedgerToken) {
     decimals: String(t.decimals),
     deleted: false,
     expiry_timestamp: renew === null ? null : Number(createdNanos + BigInt(renew) * NANOS_PER_SECOND),
-    fee_schedule_key: null,
-    freeze_default: false,
-    freeze_key: null,
+    fee_schedule_key: keyBody(t.keys.feeSchedule),
+    freeze_default: t.freezeDefault,
+    freeze_key: keyBody(t.keys.freeze),
     initial_supply: t.initialSupply.toString(),
-    kyc_key: null,
-    max_supply: INFINITE_MAX_SUPPLY,
+    kyc_key: keyBody(t.keys.kyc),
+    max_supply: t.maxSupply.toString(),
     memo: t.memo,
     metadata: '',
-    metadata_key: null,
-    modified_timestamp: t.createdTimestamp,
+    metadata_key: keyBody(t.keys.metadata),
+    modified_timestamp: t.modifiedTimestamp,
     name: t.name,
-    pause_key: null,
-    pause_status: 'NOT_APPLICABLE',
-    supply_key: null,
-    supply_type: 'INFINITE',
+    pause_key: keyBody(t.keys.pause),
+    pause_status: t.keys.pause ? 'UNPAUSED' : 'NOT_APPLICABLE',
+    supply_key: keyBody(t.keys.supply),
+    supply_type: t.supplyType,
     symbol: t.symbol,
     token_id: t.id,
     total_supply: t.totalSupply.toString(),
     treasury_account_id: t.treasury,
-    type: 'FUNGIBLE_COMMON',
-    wipe_key: null,
+    type: t.type,
+    wipe_key: keyBody(t.keys.wipe),
   };
 }
 
@@ -60,6 +77,10 @@ export function tokenRoutes(view: LedgerView): Route[] {
     publickey: { ops: EQ, value: /^(0x)?[0-9a-fA-F]{64,66}$/ },
     'token.id': { ops: RANGE_OPS, value: TOKEN_ID },
     type: { ops: EQ, value: /^(ALL|FUNGIBLE_COMMON|NON_FUNGIBLE_UNIQUE)$/i },
+  };
+  const nftRules = {
+    'account.id': { ops: EQ, value: VALUE.entityId },
+    serialnumber: { ops: RANGE_OPS, value: SERIAL },
   };
   const balanceRules = {
     'account.id': { ops: RANGE_OPS, value: VALUE.entityId },
@@ -88,12 +109,12 @@ export function tokenRoutes(view: LedgerView): Route[] {
           idMatches(num(t.id)) &&
           (holder === undefined || view.tokenBalances(t.id).has(`0.0.${entityNum(holder)}`)) &&
           (name === undefined || t.name === name) &&
-          (type === undefined || type === 'ALL' || type === 'FUNGIBLE_COMMON') &&
-          (key === undefined || t.adminKey?.key.toLowerCase() === key),
+          (type === undefined || type === 'ALL' || type === t.type) &&
+          (key === undefined || t.keys.admin?.key.toLowerCase() === key),
         );
         const last = rows.at(-1);
         return {
-          tokens: rows.map((t) => ({ admin_key: adminKey(t), decimals: t.decimals, metadata: '', name: t.name, symbol: t.symbol, token_id: t.id, type: 'FUNGIBLE_COMMON' })),
+          tokens: rows.map((t) => ({ admin_key: adminKey(t), decimals: t.decimals, metadata: '', name: t.name, symbol: t.symbol, token_id: t.id, type: t.type })),
           links: { next: full && last ? nextLink(req.path, q, [['token.id', q.order === 'asc' ? 'gt' : 'lt', last.id]]) : null },
         };
       },
@@ -123,6 +144,36 @@ export function tokenRoutes(view: LedgerView): Route[] {
           balances: rows.map(([account, balance]) => ({ account, balance: Number(balance), decimals: token.decimals })),
           links: { next: full && last ? nextLink(req.path, q, [['account.id', q.order === 'asc' ? 'gt' : 'lt', last[0]]]) : null },
         };
+      },
+    },
+    {
+      method: 'GET',
+      pattern: /^\/api\/v1\/tokens\/([^/]+)\/nfts$/,
+      handle(req) {
+        const q = parseQuery(req.search, nftRules, { order: 'desc' });
+        const token = requireToken(req.params[0]);
+        const owner = lastValue(q, 'account.id');
+        const serialMatches = matcher(q.filters.get('serialnumber'), BigInt);
+        const { rows, full } = page(view.tokenState().nfts.ofToken(token.id), q, (n) =>
+          serialMatches(BigInt(n.serial)) && (owner === undefined || num(n.owner) === num(owner)),
+        );
+        const last = rows.at(-1);
+        return {
+          nfts: rows.map(nftBody),
+          links: { next: full && last ? nextLink(req.path, q, [['serialnumber', q.order === 'asc' ? 'gt' : 'lt', String(last.serial)]]) : null },
+        };
+      },
+    },
+    {
+      method: 'GET',
+      pattern: /^\/api\/v1\/tokens\/([^/]+)\/nfts\/([^/]+)$/,
+      handle(req) {
+        parseQuery(req.search, {});
+        const token = requireToken(req.params[0]);
+        if (!SERIAL.test(req.params[1]) || BigInt(req.params[1]) === 0n) throw invalidParameter('serialnumber');
+        const nft = view.tokenState().nfts.nft(token.id, Number(req.params[1]));
+        if (!nft) throw notFound();
+        return nftBody(nft);
       },
     },
   ];

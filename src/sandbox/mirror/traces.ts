@@ -77,10 +77,13 @@ export function traceRoutes(view: LedgerView): Route[] {
   }
 
   function callTrace(tx: LedgerTransaction): Promise<Frame> {
-    const hash = tx.ethHash as string;
+    const hash = tx.evmHash ?? (tx.ethHash as string);
     let trace = callTraces.get(hash);
     if (!trace) {
-      trace = view.evm.request({ method: 'debug_traceTransaction', params: [hash, { tracer: 'callTracer' }] }) as Promise<Frame>;
+      trace = (view.evm.request({ method: 'debug_traceTransaction', params: [hash, { tracer: 'callTracer' }] }) as Promise<Frame>).then((frame) =>
+        // A consensus-node creation ran its init code as a call at the new address: its top frame is the CREATE.
+        tx.name === 'CONTRACTCREATEINSTANCE' && tx.contractCall?.initcode ? { ...frame, type: 'CREATE', input: tx.contractCall.initcode } : frame,
+      );
       callTraces.set(hash, trace);
       trace.catch(() => callTraces.delete(hash));
     }
@@ -164,7 +167,7 @@ export function traceRoutes(view: LedgerView): Route[] {
         // Memory is always traced: a REVERT's reason is read from it, even when the caller did not ask for memory.
         const trace = (await view.evm.request({
           method: 'debug_traceTransaction',
-          params: [tx.ethHash, { enableMemory: true, disableStack: false, disableStorage: !storage }],
+          params: [tx.evmHash ?? tx.ethHash, { enableMemory: true, disableStack: false, disableStorage: !storage }],
         })) as StructTrace;
         return {
           // The spec's rule: the recipient, or the zero address for a creation.

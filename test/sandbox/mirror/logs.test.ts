@@ -23,6 +23,21 @@ describe('sandbox mirror node: contract logs', function () {
     expect(newest.index).to.equal(0);
   });
 
+  it('numbers each log by its position in the block, across the block’s transactions, in listings and results alike', async () => {
+    const [inc1, inc2] = f.increments;
+    const range = `timestamp=gte:${f.blocks.calls.timestampFrom}&timestamp=lte:${f.blocks.calls.timestampTo}&order=asc`;
+    const { body } = await f.call(`/api/v1/contracts/results/logs?${range}`);
+    expect(body.logs.map((l: any) => [l.transaction_index, l.index])).to.deep.equal([
+      [inc1.index, 0],
+      [inc2.index, 1],
+    ]);
+    const result = await f.call(`/api/v1/contracts/results/${inc2.ethHash}`);
+    expect(result.body.logs.map((l: any) => l.index)).to.deep.equal([1]);
+    // The pagination cursor is (timestamp, index), so it still resumes after the second log of the block.
+    const page = await f.call(`/api/v1/contracts/results/logs?${range}&limit=1`);
+    expect(page.body.links.next).to.include(`timestamp=gte:${inc1.consensusTimestamp}&index=gt:0`);
+  });
+
   it('filters on topics (alternatives within one topic, all topics together) inside a timestamp range', async () => {
     const range = `timestamp=gte:${f.blocks.deploy.timestampFrom}&timestamp=lte:${f.blocks.last.timestampTo}`;
     const byBob = zeroPadValue(f.bob.address, 32).toLowerCase();

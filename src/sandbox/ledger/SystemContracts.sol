@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: Apache-2.0
+pragma solidity ^0.8.20;
+
+/**
+ * The ledger's system contracts as EVM code for the sandbox (compiled by scripts/compile-system-contracts.ts).
+ *
+ * HtsSystemContract sits at 0x167 (the token service, HIP-206) and is also the code of every token: a token's
+ * long-zero address holds an EIP-7702 delegation designator to 0x167, which is what the network's relay answers for
+ * a token's eth_getCode, so a call to a token runs this code in the token's own storage (the HIP-218/HIP-376 ERC-20
+ * and ERC-721 facade). The sandbox writes each token's storage from the ledger's token state (systemContracts.ts),
+ * and reads the facade's Transfer/Approval events and allowances back into it after each block.
+ *
+ * Statuses are the ledger's: calls to 0x167 answer (int64 responseCode, ...) with SUCCESS = 22; a facade call the
+ * ledger would refuse reverts with the status name as its reason.
+ */
+contract HtsSystemContract {
+    address internal constant HTS = address(0x167);
+    int64 internal constant SUCCESS = 22;
+    int64 internal constant INVALID_TOKEN_ID = 167;
+
+    uint256 internal constant IS_TOKEN = 1;
+    uint256 internal constant IS_NFT = 2;
+    uint256 internal constant HAS_KYC_KEY = 4;
+    uint256 internal constant HAS_FREEZE_KEY = 8;
+    uint256 internal constant FREEZE_DEFAULT = 16;
+
+    uint256 internal constant ASSOCIATED = 1;
+    uint256 internal constant KYC_GRANTED = 2;
+    uint256 internal constant FROZEN = 4;
+
+    // A token's storage, in the token's own context. Layout is shared with systemContracts.ts: keep slots in step.
+    string internal _name; // slot 0
+    string internal _symbol; // slot 1
+    uint256 internal _decimals; // slot 2
+    uint256 internal _flags; // slot 3
+    uint256 internal _totalSupply; // slot 4
+    mapping(address => uint256) internal _balances; // slot 5 (NFTs: serials owned)
+    mapping(address => mapping(address => uint256)) internal _allowances; // slot 6
+    mapping(address => uint256) internal _relations; // slot 7
+    mapping(uint256 => address) internal _owners; // slot 8
+    mapping(uint256 => address) internal _approved; // slot 9
+    mapping(address => mapping(address => bool)) internal _operators; // slot 10
+    mapping(uint256 => string) internal _metadata; // slot 11
+
+    event Transfer(address indexed from, address indexed to, uint256 value);
+    event Approval(address indexed owner, address indexed spender, uint256 value);
+    event ApprovalForAll(address indexed owner, address indexed operator, bool approved);
+
+    // ERC-721 indexes the serial too: Transfer(address,address,uint256) and Approval(address,address,uint256) with
+    // three indexed arguments, which Solidity cannot declare beside the ERC-20 events of the same signature.
+    bytes32 internal constant TRANSFER_SIG = keccak256("Transfer(address,address,uint256)");
+    bytes32 internal constant APPROVAL_SIG = keccak256("Approval(address,address,uint256)");
+
+    function _logNft(bytes32 sig, address a, address b, uint256 serial) internal {
+        assembly {
+            log4(0, 0, sig, a, b, serial)
+        }
+    }
+
+    /// The network refuses value sent to a system contract (INVALID_FEE_SUBMITTED), whatever the call.
+    modifier noValue() {
+        require(msg.value == 0, "INVALID_FEE_SUBMITTED");
+        _;
+    }
+
+    modifier onlyToken() {
+        require(address(this) != HTS && _flags & IS_TOKEN != 0, "NOT_SUPPORTED");
+        _;
+    }
+
+    // ----- the facade (a token's address) -----
+
+    function name() external view onlyToken returns (string memory) {
+        return _name;
+    }
+
+    function symbol() external view onlyToken returns (string memory) {
+        return _symbol;
+    }
+
+    function decimals() external view onlyToken returns (uint8) {
+        return uint8(_decimals);
+    }
+
+    function totalSupply() external view onlyToken returns (uint256) {
+        return _totalSupply;
+    }
+
+    function balanceOf(address account) external view onlyToken returns (uint256) {
+        return _balances[account];
+    }
+
+    function allowance(address owner, address spender) external view onlyToken returns (uint256) {
+        return _allowances[owner][spender];
+    }
+
+    function ownerOf(uint256 serial) external view onlyToken returns (address) {
+        address owner = _owners[serial];
+        require(owner != address(0), "INVALID_TOKEN_NFT_SERIAL_NUMBER");
+        return owner;
+    }
+
+    /// HIP-218: an NFT's tokenURI is its metadata.
+    function tokenURI(uint256 serial) external view onlyToken returns (string memory) {
+        require(_owners[serial] != address(0), "INVALID_TOKEN_NFT_SERIAL_NUMBER");
+        return _metadata[serial];
+    }
+
+    function getApproved(uint256 serial) external view onlyToken returns (address) {
+        require(_owners[serial] != address(0), "INVALID_TOKEN_NFT_SERIAL_NUMBER");
+        return _approved[serial];
+    }
+
+    function isApprovedForAll(address owner, address operator) external view onlyToken returns (bool) {
+        return _operators[owner][operator];
+    }
+
+    /// HIP-719: whether the caller is associated with this token.
+    function isAssociated() external view onlyToken returns (bool) {
+        return _relations[msg.sender] & ASSOCIATED != 0;
+    }
+
+    function transfer(address to, uint256 amount) external onlyToken returns (bool) {
+        require(_flags & IS_NFT == 0, "NOT_SUPPORTED");
+        _moveFungible(msg.sender, to, amount);
+        return true;
+    }
+
+    /// ERC-20 approve(spender, amount), or ERC-721 approve(spender, serial): the same selector, told apart by type.
+    function approve(address spender, uint256 value) external onlyToken returns (bool) {
+        if (_flags & IS_NFT == 0) {
+            _usable(msg.sender);
+            _allowances[msg.sender][spender] = value;
+            emit Approval(msg.sender, spender, value);
+        } else {
+            address owner = _owners[value];
+            require(owner != address(0), "INVALID_TOKEN_NFT_SERIAL_NUMBER");
+            require(owner == msg.sender || _operators[owner][msg.sender], "SENDER_DOES_NOT_OWN_NFT_SERIAL_NO");
+            _approved[value] = spender;
+            _logNft(APPROVAL_SIG, owner, spender, value);
+        }
+        return true;
+    }
+
+    function setApprovalForAll(address operator, bool approved) external onlyToken {
+        require(_flags & IS_NFT != 0, "NOT_SUPPORTED");
+        _usable(msg.sender);
+        _operators[msg.sender][operator] = approved;
+        emit ApprovalForAll(msg.sender, operator, approved);
+    }
+
+    /// ERC-20 transferFrom(from, to, amount), or ERC-721 transferFrom(from, to, serial).
+    function transferFrom(address from, address to, uint256 value) external onlyToken returns (bool) {
+        if (_flags & IS_NFT == 0) {
+            if (from != msg.sender) {
+                uint256 allowed = _allowances[from][msg.sender];
+                require(allowed != 0, "SPENDER_DOES_NOT_HAVE_ALLOWANCE");
+                require(allowed >= value, "AMOUNT_EXCEEDS_ALLOWANCE");
+                _allowances[from][msg.sender] = allowed - value;
+            }
+            _moveFungible(from, to, value);
+        } else {
+            address owner = _owners[value];
+            require(owner != address(0), "INVALID_NFT_ID");
+            require(owner == from, "SENDER_DOES_NOT_OWN_NFT_SERIAL_NO");
+            require(
+                from == msg.sender || _approved[value] == msg.sender || _operators[from][msg.sender],
+                "SPENDER_DOES_NOT_HAVE_ALLOWANCE"
+            );
+            _usable(from);
+            _usable(to);
+            _owners[value] = to;
+            delete _approved[value];
+            _balances[from] -= 1;
+            _balances[to] += 1;
+            _logNft(TRANSFER_SIG, from, to, value);
+        }
+        return true;
+    }
+
+    function _usable(address account) internal view {
+        uint256 r = _relations[account];
+        require(r & ASSOCIATED != 0, "TOKEN_NOT_ASSOCIATED_TO_ACCOUNT");
+        require(r & FROZEN == 0, "ACCOUNT_FROZEN_FOR_TOKEN");
+        require(_flags & HAS_KYC_KEY == 0 || r & KYC_GRANTED != 0, "ACCOUNT_KYC_NOT_GRANTED_FOR_TOKEN");
+    }
+
+    function _moveFungible(address from, address to, uint256 amount) internal {
+        _usable(from);
+        _usable(to);
+        require(_balances[from] >= amount, "INSUFFICIENT_TOKEN_BALANCE");
+        _balances[from] -= amount;
+        _balances[to] += amount;
+        emit Transfer(from, to, amount);
+    }
+
+    /// What 0x167 asks a token about itself: its flags, and an account's relationship flags.
+    function htsTokenState(address account) external view onlyToken returns (uint256 flags, uint256 relation) {
+        return (_flags, _relations[account]);
+    }
+
+    // ----- 0x167 (IHederaTokenService), read-only calls -----
+
+    function _tokenState(address token, address account) internal view returns (bool found, uint256 flags, uint256 relation) {
+        if (token.code.length == 0) return (false, 0, 0);
+        (bool ok, bytes memory out) = token.staticcall(abi.encodeCall(this.htsTokenState, (account)));
+        if (!ok || out.length != 64) return (false, 0, 0);
+        (flags, relation) = abi.decode(out, (uint256, uint256));
+        return (true, flags, relation);
+    }
+
+    function isToken(address token) external payable noValue returns (int64 responseCode, bool) {
+        (bool found, , ) = _tokenState(token, address(0));
+        return (SUCCESS, found);
+    }
+
+    /// TokenType: 0 FUNGIBLE_COMMON, 1 NON_FUNGIBLE_UNIQUE.
+    function getTokenType(address token) external payable noValue returns (int64 responseCode, int32) {
+        (bool found, uint256 flags, ) = _tokenState(token, address(0));
+        if (!found) return (INVALID_TOKEN_ID, -1);
+        return (SUCCESS, flags & IS_NFT != 0 ? int32(1) : int32(0));
+    }
+
+    function isFrozen(address token, address account) external payable noValue returns (int64 responseCode, bool) {
+        (bool found, , uint256 relation) = _tokenState(token, account);
+        if (!found) return (INVALID_TOKEN_ID, false);
+        return (SUCCESS, relation & FROZEN != 0);
+    }
+
+    function isKyc(address token, address account) external payable noValue returns (int64 responseCode, bool) {
+        (bool found, uint256 flags, uint256 relation) = _tokenState(token, account);
+        if (!found) return (INVALID_TOKEN_ID, false);
+        return (SUCCESS, flags & HAS_KYC_KEY == 0 || relation & KYC_GRANTED != 0);
+    }
+
+    function getTokenDefaultFreezeStatus(address token) external payable noValue returns (int64 responseCode, bool) {
+        (bool found, uint256 flags, ) = _tokenState(token, address(0));
+        if (!found) return (INVALID_TOKEN_ID, false);
+        return (SUCCESS, flags & FREEZE_DEFAULT != 0);
+    }
+
+    /// A token without a KYC key treats every account as granted (TokenGetInfo's default_kyc_status).
+    function getTokenDefaultKycStatus(address token) external payable noValue returns (int64 responseCode, bool) {
+        (bool found, uint256 flags, ) = _tokenState(token, address(0));
+        if (!found) return (INVALID_TOKEN_ID, false);
+        return (SUCCESS, flags & HAS_KYC_KEY == 0);
+    }
+
+    /// A call without data (or value) is a no-op, as the network answers it; an unknown function reverts.
+    fallback() external payable noValue {
+        require(msg.data.length == 0, "NOT_SUPPORTED");
+    }
+}
+
+/// The checks every system contract makes before its function runs.
+abstract contract SystemContract {
+    modifier noValue() {
+        require(msg.value == 0, "INVALID_FEE_SUBMITTED");
+        _;
+    }
+
+    fallback() external payable noValue {
+        require(msg.data.length == 0, "NOT_SUPPORTED");
+    }
+}
+
+/**
+ * 0x168 (HIP-475): conversions at the ledger's current exchange rate, which the sandbox writes into 0x168's slots 0
+ * and 1. The rate is read from 0x168 itself, so a DELEGATECALL (which runs in the caller's storage) converts alike.
+ */
+contract ExchangeRateSystemContract is SystemContract {
+    address payable internal constant EXCHANGE_RATE = payable(address(0x168));
+    uint256 internal _hbarEquiv; // slot 0
+    uint256 internal _centEquiv; // slot 1
+
+    function currentRate() external view returns (uint256 hbarEquiv, uint256 centEquiv) {
+        return (_hbarEquiv, _centEquiv);
+    }
+
+    function tinycentsToTinybars(uint256 tinycents) external payable noValue returns (uint256) {
+        (uint256 hbarEquiv, uint256 centEquiv) = ExchangeRateSystemContract(EXCHANGE_RATE).currentRate();
+        return (tinycents * hbarEquiv) / centEquiv;
+    }
+
+    function tinybarsToTinycents(uint256 tinybars) external payable noValue returns (uint256) {
+        (uint256 hbarEquiv, uint256 centEquiv) = ExchangeRateSystemContract(EXCHANGE_RATE).currentRate();
+        return (tinybars * centEquiv) / hbarEquiv;
+    }
+}
+
+/// 0x169 (HIP-351): a pseudorandom 32-byte seed; the sandbox derives it from the block's randomness.
+contract PrngSystemContract is SystemContract {
+    function getPseudorandomSeed() external payable noValue returns (bytes32) {
+        return keccak256(abi.encodePacked(block.prevrandao, block.number));
+    }
+}

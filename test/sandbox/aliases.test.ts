@@ -1,0 +1,187 @@
+/**
+ * Hollow accounts (HIP-583) and public-key aliases (HIP-32) on the ledger sandbox, driven by the real SDK the way the
+ * official relay's acceptance set-up drives a network: hbar sent to an EVM address, the record read for the new
+ * account, the hollow account then paying for a token create and associate with its ECDSA key.
+ */
+import {
+  AccountBalanceQuery,
+  AccountId,
+  AccountInfoQuery,
+  Client,
+  EthereumTransaction,
+  Hbar,
+  KeyList,
+  PrivateKey,
+  ReceiptStatusError,
+  Status,
+  TokenAssociateTransaction,
+  TokenCreateTransaction,
+  TransactionRecordQuery,
+  TransferTransaction,
+} from '@hashgraph/sdk';
+import { expect } from 'chai';
+import { Wallet } from 'ethers';
+import { startLedgerSandbox, type LedgerSandbox } from '../../src/sandbox/index.js';
+import { validateMirrorResponse } from '../support/mirrorSchema.js';
+
+const CHAIN_ID = 298;
+
+describe('sandbox: hollow accounts and key aliases with the real SDK', () => {
+  let sandbox: LedgerSandbox;
+  let operator: Client;
+  const clientFor = (accountId: AccountId | string, key: PrivateKey) =>
+    Client.forNetwork(sandbox.consensus, { scheduleNetworkUpdate: false }).setOperator(accountId, key);
+
+  before(async () => {
+    sandbox = await startLedgerSandbox({ chainId: CHAIN_ID, blockIntervalMs: 0 });
+    operator = clientFor(sandbox.operator.accountId, PrivateKey.fromStringDer(sandbox.operator.privateKey));
+  });
+  after(async () => {
+    operator?.close();
+    await sandbox?.close();
+  });
+
+  const mirror = async (path: string) => {
+    const res = await fetch(`${sandbox.mirrorUrl}${path}`);
+    const body = await res.json();
+    expect(validateMirrorResponse(path, 'get', res.status, body), `${path} against the mirror-node OpenAPI document`).to.deep.equal([]);
+    return body as any;
+  };
+
+  const send = (to: AccountId, hbar: number) =>
+    new TransferTransaction()
+      .addHbarTransfer(sandbox.operator.accountId, new Hbar(hbar).negated())
+      .addHbarTransfer(to, new Hbar(hbar))
+      .execute(operator);
+
+  describe('a transfer to an EVM address', () => {
+    const key = PrivateKey.generateECDSA();
+    const address = key.publicKey.toEvmAddress();
+    let created: AccountId;
+
+    it('lazy-creates a hollow account, credited in the record and named by a preceding child record', async () => {
+      const response = await send(AccountId.fromEvmAddress(0, 0, address), 20);
+      const record = await response.getRecord(operator);
+      expect(record.receipt.status).to.equal(Status.Success);
+      const credit = record.transfers.find((t) => t.amount.toTinybars().toNumber() === new Hbar(20).toTinybars().toNumber());
+      expect(credit, 'the new account is credited by id').to.not.equal(undefined);
+      created = credit!.accountId;
+      expect(sandbox.chain.account(`0x${address}`)?.id).to.equal(created.toString());
+
+      const withChildren = await new TransactionRecordQuery().setTransactionId(response.transactionId).setIncludeChildren(true).execute(operator);
+      expect(withChildren.children).to.have.length(1);
+      const child = withChildren.children[0];
+      expect(child.receipt.accountId?.toString()).to.equal(created.toString());
+      expect(child.transactionId.nonce?.toNumber()).to.equal(1);
+      expect(child.transactionMemo).to.equal('lazy-created account');
+      expect(child.evmAddress?.toString()).to.equal(address);
+      expect(child.consensusTimestamp.compare(withChildren.consensusTimestamp)).to.equal(-1);
+      // The creation's fee is the transfer's payer's, charged in the transfer's record.
+      expect(child.transactionFee.toTinybars().toNumber()).to.equal(0);
+    });
+
+    it('answers account info with the empty key list, the address as alias and contract account id', async () => {
+      const info = await new AccountInfoQuery().setAccountId(created).execute(operator);
+      expect(info.key).to.be.instanceOf(KeyList);
+      expect((info.key as KeyList).toArray()).to.have.length(0);
+      expect(info.contractAccountId).to.equal(address);
+      expect(info.balance.toTinybars().toNumber()).to.equal(new Hbar(20).toTinybars().toNumber());
+    });
+
+    it('shows on the mirror node: the account by its address, and the creation as a child transaction', async () => {
+      const account = await mirror(`/api/v1/accounts/0x${address}`);
+      expect(account).to.include({ account: created.toString(), evm_address: `0x${address}`, alias: null, key: null });
+      const listed = await mirror(`/api/v1/transactions?transactiontype=CRYPTOCREATEACCOUNT&limit=100`);
+      const child = listed.transactions.find((t: { entity_id: string }) => t.entity_id === created.toString());
+      expect(child).to.include({ nonce: 1, result: 'SUCCESS', memo_base64: Buffer.from('lazy-created account').toString('base64') });
+    });
+
+    it('is completed by paying for a token create with its ECDSA key, and can then associate', async () => {
+      const hollow = clientFor(created, key);
+      try {
+        const create = await new TokenCreateTransaction().setTokenName('Hollow').setTokenSymbol('HLW').setTreasuryAccountId(created).setInitialSupply(1000).execute(hollow);
+        const receipt = await create.getReceipt(hollow);
+        expect(receipt.status).to.equal(Status.Success);
+        const info = await new AccountInfoQuery().setAccountId(created).execute(operator);
+        expect(info.key.toString()).to.equal(key.publicKey.toString());
+        const record = await new TransactionRecordQuery().setTransactionId(create.transactionId).setIncludeChildren(true).execute(hollow);
+        expect(record.children.map((c) => c.receipt.status)).to.deep.equal([Status.Success]);
+
+        const second = await new TokenCreateTransaction().setTokenName('Other').setTokenSymbol('OTH').setTreasuryAccountId(sandbox.operator.accountId).execute(operator);
+        const tokenId = (await second.getReceipt(operator)).tokenId!;
+        const associate = await new TokenAssociateTransaction().setAccountId(created).setTokenIds([tokenId]).execute(hollow);
+        expect((await associate.getReceipt(hollow)).status).to.equal(Status.Success);
+      } finally {
+        hollow.close();
+      }
+    });
+
+    it('completes another hollow account by its first EthereumTransaction, the key recovered from its signature', async () => {
+      const ethKey = PrivateKey.generateECDSA();
+      const lazy = await (await send(AccountId.fromEvmAddress(0, 0, ethKey.publicKey.toEvmAddress()), 5)).getRecord(operator);
+      const hollowId = lazy.transfers.find((t) => t.amount.toTinybars().toNumber() === new Hbar(5).toTinybars().toNumber())!.accountId;
+      const wallet = new Wallet(`0x${ethKey.toStringRaw()}`);
+      const raw = await wallet.signTransaction({ type: 2, chainId: CHAIN_ID, nonce: 0, to: sandbox.accounts[0].address, value: 1n, gasLimit: 21_000, maxFeePerGas: 710_000_000_000n, maxPriorityFeePerGas: 0 });
+      const response = await new EthereumTransaction().setEthereumData(Buffer.from(raw.slice(2), 'hex')).setMaxGasAllowanceHbar(new Hbar(1)).execute(operator);
+      const record = await new TransactionRecordQuery().setTransactionId(response.transactionId).setIncludeChildren(true).execute(operator);
+      expect(record.receipt.status).to.equal(Status.Success);
+      expect(record.children.map((c) => c.receipt.status)).to.deep.equal([Status.Success]);
+      const info = await new AccountInfoQuery().setAccountId(hollowId).execute(operator);
+      expect(info.key.toString()).to.equal(ethKey.publicKey.toString());
+    });
+
+    it('refuses a hollow payer whose signature is not its address key', async () => {
+      const stranger = PrivateKey.generateECDSA();
+      const other = await (await send(AccountId.fromEvmAddress(0, 0, PrivateKey.generateECDSA().publicKey.toEvmAddress()), 1)).getRecord(operator);
+      const hollowId = other.transfers.find((t) => t.amount.toTinybars().toNumber() === new Hbar(1).toTinybars().toNumber())!.accountId;
+      const client = clientFor(hollowId, stranger);
+      try {
+        const status = await new TokenCreateTransaction().setTokenName('X').setTokenSymbol('X').setTreasuryAccountId(hollowId).execute(client).then(
+          () => 'OK',
+          (err: { status?: Status }) => err.status?.toString(),
+        );
+        expect(status).to.equal(Status.InvalidSignature.toString());
+      } finally {
+        client.close();
+      }
+    });
+  });
+
+  for (const kind of ['ECDSA', 'ED25519'] as const) {
+    it(`auto-creates an account for a transfer to an ${kind} public-key alias, with that key`, async () => {
+      const key = kind === 'ECDSA' ? PrivateKey.generateECDSA() : PrivateKey.generateED25519();
+      const response = await send(key.publicKey.toAccountId(0, 0), 10);
+      expect((await response.getReceipt(operator)).status).to.equal(Status.Success);
+      // Queries name the account by its alias too, as the acceptance set-up does right after the transfer.
+      const info = await new AccountInfoQuery().setAccountId(key.publicKey.toAccountId(0, 0)).execute(operator);
+      const record = await new TransactionRecordQuery().setTransactionId(response.transactionId).setIncludeChildren(true).execute(operator);
+      expect(record.children[0].transactionMemo).to.equal('auto-created account');
+      expect(record.children[0].aliasKey?.toString()).to.equal(key.publicKey.toString());
+      const id = record.children[0].receipt.accountId!;
+      const byId = await new AccountInfoQuery().setAccountId(id).execute(operator);
+      expect(byId.key.toString()).to.equal(key.publicKey.toString());
+      if (kind === 'ECDSA') expect(byId.contractAccountId).to.equal(key.publicKey.toEvmAddress());
+      expect(info.accountId.toString()).to.equal(id.toString());
+      const account = await mirror(`/api/v1/accounts/${id.toString()}`);
+      expect(account.alias).to.not.equal(null);
+      expect((await mirror(`/api/v1/accounts/${account.alias}`)).account).to.equal(id.toString());
+      const balance = await new AccountBalanceQuery().setAccountId(key.publicKey.toAccountId(0, 0)).execute(operator);
+      expect(balance.hbars.toTinybars().toNumber()).to.equal(new Hbar(10).toTinybars().toNumber());
+      // A second transfer to the same alias credits the same account.
+      await (await send(key.publicKey.toAccountId(0, 0), 1)).getReceipt(operator);
+      expect((await new AccountBalanceQuery().setAccountId(id).execute(operator)).hbars.toTinybars().toNumber()).to.equal(new Hbar(11).toTinybars().toNumber());
+    });
+  }
+
+  it('answers INVALID_ACCOUNT_ID for a debit from an alias no account has', async () => {
+    const nobody = AccountId.fromEvmAddress(0, 0, PrivateKey.generateECDSA().publicKey.toEvmAddress());
+    const err = await new TransferTransaction()
+      .addHbarTransfer(nobody, new Hbar(-1))
+      .addHbarTransfer(sandbox.operator.accountId, new Hbar(1))
+      .execute(operator)
+      .then((r) => r.getReceipt(operator))
+      .catch((e: unknown) => e);
+    expect((err as { status?: Status }).status?.toString()).to.equal(Status.InvalidAccountId.toString());
+    expect(err instanceof ReceiptStatusError || (err as Error).constructor.name === 'PrecheckStatusError').to.equal(true);
+  });
+});
