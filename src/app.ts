@@ -41,6 +41,7 @@ import type { RpcBackend } from './rpc/answer.js';
 import { EvmForwarder, logLimits } from './rpc/evmForwarder.js';
 import { MethodPolicy } from './rpc/methodPolicy.js';
 import { createRpcHandler } from './rpc/handler.js';
+import { ALWAYS_200, ledgerStatusRule } from './rpc/httpStatus.js';
 import { UpstreamPool } from './rpc/upstreamPool.js';
 import { publicUrls, type PublicUrls } from './publicUrls.js';
 import { startOnce } from './startOnce.js';
@@ -136,11 +137,14 @@ export async function startGateway(config: Config, opts: GatewayOptions = {}): P
     unflushed: (keyId: string) => limiter.unflushedUsage?.(keyId) ?? [],
     hbar: { budgets: hbar, networks: router.networks().filter((n) => n.chain.kind === 'ledger').map((n) => n.id) },
   };
+  const ledgerRule = ledgerStatusRule(config.relay);
   const handlers: Partial<Record<ApiKind, ApiHandler>> = {
     rpc: createRpcHandler({
       backendFor: (n) => backends.for(n),
       limiter,
       maxBatch: config.server.maxBatchSize,
+      statusRuleFor: (n) => (n.chain.kind === 'ledger' ? ledgerRule : ALWAYS_200),
+      errorPrefixFor: (n, requestId) => (n.chain.kind === 'ledger' && config.relay.requestIdInErrors ? `[Request ID: ${requestId}] ` : undefined),
       debugPlans: debugPlans(config.plans),
       sockets: {
         feedFor: (n) => backends.feed(n),

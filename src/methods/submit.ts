@@ -11,6 +11,9 @@ import type { MethodEnv } from './types.js';
 export interface Checked {
   /** The Ethereum transaction hash, lower case. */
   hash: string;
+  /** The sender, and the envelope as hex: what the pending pool keeps. */
+  from: string;
+  raw: string;
   bytes: Buffer;
   callDataBytes: number;
 }
@@ -24,7 +27,7 @@ export async function precheckRaw(rawParam: unknown, env: MethodEnv): Promise<Ch
   checkDataSize(tx);
   checkShape(tx, env.chainId, env.ledger.maxGas);
   await checkAgainstNetwork(tx, env.reads);
-  return { hash: tx.hash!.toLowerCase(), bytes: Buffer.from(raw.slice(2), 'hex'), callDataBytes: (tx.data.length - 2) / 2 };
+  return { hash: tx.hash!.toLowerCase(), from: tx.from!, raw, bytes: Buffer.from(raw.slice(2), 'hex'), callDataBytes: (tx.data.length - 2) / 2 };
 }
 
 /**
@@ -35,9 +38,12 @@ export async function precheckRaw(rawParam: unknown, env: MethodEnv): Promise<Ch
 export async function submitChecked(checked: Checked, env: MethodEnv, onAccepted?: () => void): Promise<Submission> {
   const reservation = await env.hbar?.reserve(env.ctx.key, env.ledger.maxFeeTinybar * transactionsNeeded(checked.callDataBytes, env.ledger.jumboTransactions));
   const cost: SubmissionCost = { tinybar: 0, complete: true };
+  // Pending from submission until the consensus receipt: then the transaction has run, one way or the other.
+  await env.pending.add(checked.from, checked.raw);
   try {
     return await env.consensus!.submitEthereum(checked.bytes, cost, onAccepted);
   } finally {
+    await env.pending.remove(checked.from, checked.raw);
     await reservation?.settle(cost.complete ? cost.tinybar : reservation.tinybar);
   }
 }

@@ -1,5 +1,5 @@
 import { rawIds } from './jsonScan.js';
-import { GatewayError, type ErrorName } from '../errors.js';
+import { GatewayError, type CatalogueEntry, type ErrorName } from '../errors.js';
 
 /** An id as the JSON text the client sent, echoed byte-for-byte (`12345678901234567890`, `"a"`, `0`, `null`). */
 export type RawId = string;
@@ -30,11 +30,20 @@ export function errorObject(name: ErrorName, detail?: string, data?: unknown): R
   return toErrorObject(new GatewayError(name, detail, data));
 }
 
-/** The error as a client sees it; an internal cause rides along unserialised (not enumerable) for the log line. */
+/**
+ * The error as a client sees it. Its catalogue entry (for the HTTP status) and an internal cause (for the log line)
+ * ride along unserialised (not enumerable).
+ */
 export function toErrorObject(err: GatewayError): RpcErrorObject {
   const obj: RpcErrorObject = err.data === undefined ? { code: err.rpcCode, message: err.message } : { code: err.rpcCode, message: err.message, data: err.data };
+  Object.defineProperty(obj, 'entry', { value: err.entry, enumerable: false });
   if (err.internal) Object.defineProperty(obj, 'internal', { value: err.internal, enumerable: false });
   return obj;
+}
+
+/** The catalogue entry of an error object `toErrorObject` made; none for an error that came from elsewhere (an upstream). */
+export function catalogueEntryOf(error: RpcErrorObject): CatalogueEntry | undefined {
+  return (error as { entry?: CatalogueEntry }).entry;
 }
 
 /** The internal cause `toErrorObject` kept on an error object, if any. */
