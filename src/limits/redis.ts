@@ -6,34 +6,43 @@ import { monthOf, msUntilNextMonth } from './calendar.js';
 import { fromGcra, quotaRefusal } from './decision.js';
 import { burstMs, intervalMs, outcomeAt } from './gcra.js';
 import { limiterBackendErrors, limiterDegraded } from './metrics.js';
+import { lruOf } from '../lru.js';
+import { Membership } from './membership.js';
+import type { MemoryLimiter } from './memory.js';
+import { ScriptBatch } from './scriptBatch.js';
 import type { LimitDecision, Limiter, UsageStore, UsageTags, WriteBudget } from './types.js';
 import type { UsageRecorder } from './usageRecorder.js';
 
 /**
- * One decision, atomically: the monthly quota (when KEYS[2] is given) and then the GCRA budget of KEYS[1].
- * ARGV: now (ms), emission interval (ms), cost, burst (ms), monthly quota. `now` is the calling instance's clock (so
- * tests can inject one); instances need synchronised clocks, and a skew of d ms moves a key's budget by d ms' worth.
- * Returns {status, ahead}: status 1 admitted, 0 refused by rate, 2 refused by quota, -1 quota count missing (seed it);
- * ahead is how far the stored TAT lies ahead of now, in microseconds (Redis truncates numbers to integers).
+ * One decision, atomically: the monthly quota (when keys[2] is given) and then the GCRA budget of keys[1].
+ * argv: now (ms), emission interval (ms), cost, burst (ms), monthly quota, carried TAT (ms, 0 for none). `now` is the
+ * calling instance's clock (so tests can inject one); instances need synchronised clocks, and a skew of d ms moves a
+ * key's budget by d ms' worth. The carried TAT is what an instance that decided locally while Redis was unreachable
+ * knows of the key: the stored TAT is raised to it, so that a Redis that lost the key (restarted empty) does not hand
+ * it a fresh budget. Returns {status, ahead}: status 1 admitted, 0 refused by rate, 2 refused by quota, -1 quota count
+ * missing (seed it); ahead is how far the TAT lies ahead of now, in microseconds (Redis truncates numbers to integers).
  */
-const CHARGE_LUA = `
-local now = tonumber(ARGV[1])
-local interval = tonumber(ARGV[2])
-local cost = tonumber(ARGV[3])
-local burst = tonumber(ARGV[4])
-if KEYS[2] then
-  local used = redis.call('GET', KEYS[2])
-  if not used then return {-1, 0} end
-  if tonumber(used) + cost > tonumber(ARGV[5]) then return {2, 0} end
-end
-local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
-if tat < now then tat = now end
-local nxt = tat + cost * interval
-if nxt - now > burst + 0.000001 then return {0, math.floor((tat - now) * 1000)} end
-redis.call('SET', KEYS[1], string.format('%.3f', nxt), 'PX', math.ceil(nxt - now) + 1)
-if KEYS[2] then redis.call('INCRBY', KEYS[2], cost) end
-return {1, math.floor((nxt - now) * 1000)}
-`;
+const CHARGE_FN = `function(keys, argv)
+  local now = tonumber(argv[1])
+  local interval = tonumber(argv[2])
+  local cost = tonumber(argv[3])
+  local burst = tonumber(argv[4])
+  if keys[2] then
+    local used = redis.call('GET', keys[2])
+    if not used then return {-1, 0} end
+    if tonumber(used) + cost > tonumber(argv[5]) then return {2, 0} end
+  end
+  local stored = tonumber(redis.call('GET', keys[1]) or '0')
+  local tat = math.max(stored, math.min(tonumber(argv[6]), now + burst), now)
+  local nxt = tat + cost * interval
+  if nxt - now > burst + 0.000001 then
+    if tat > stored and tat > now then redis.call('SET', keys[1], string.format('%.3f', tat), 'PX', math.ceil(tat - now) + 1) end
+    return {0, math.floor((tat - now) * 1000)}
+  end
+  redis.call('SET', keys[1], string.format('%.3f', nxt), 'PX', math.ceil(nxt - now) + 1)
+  if keys[2] then redis.call('INCRBY', keys[2], cost) end
+  return {1, math.floor((nxt - now) * 1000)}
+end`;
 
 /** KEYS[1]: the month count. ARGV[1]: how much to add. -1 when the count is missing (seed it first). */
 const COUNT_LUA = `
@@ -44,12 +53,11 @@ return redis.call('INCRBY', KEYS[1], ARGV[1])
 /** A quota count outlives its month by a day, for stragglers; one seeded while the store is down lives this long. */
 const QUOTA_GRACE_S = 86_400;
 const PROVISIONAL_SEED_S = 5;
+const RECONNECT_MS = 100;
 
 type ChargeReply = [status: number, aheadMicros: number];
 
-interface ChargeCommands {
-  gwCharge(rateKey: string, quotaKey: string, ...argv: Array<string | number>): Promise<ChargeReply>;
-  gwChargeRate(rateKey: string, ...argv: Array<string | number>): Promise<ChargeReply>;
+interface CountCommands {
   gwCount(quotaKey: string, count: number): Promise<number>;
 }
 
@@ -58,27 +66,42 @@ export interface RedisLimiterOptions {
   usage: UsageStore;
   recorder: UsageRecorder;
   now: () => number;
-  /** Answers while Redis is unreachable (fail-open); absent means fail-closed with 503. */
-  fallback?: Limiter;
+  /** Answers while Redis is unreachable (fail-open), with this instance's share of each budget; absent means fail-closed with 503. */
+  fallback?: MemoryLimiter;
   logger?: Logger;
 }
 
 /**
- * Budgets shared by every instance on one Redis. Each decision is one EVALSHA of CHARGE_LUA. Keys use a hash tag
- * per API key id, so a Redis Cluster keeps one key's state on one shard. Usage is also recorded locally and flushed to
- * the store as this instance's deltas; the Redis count is seeded from the store when missing (Redis restarted empty).
+ * Budgets shared by every instance on one Redis. Decisions are made in Redis, so they stay exact however the load
+ * spreads across instances; the decisions of concurrent requests share one round trip and one script run (ScriptBatch),
+ * which is what makes them cheap. Keys use a hash tag per API key id, so a Redis Cluster keeps one key's state on one
+ * shard. Usage is also recorded locally and flushed to the store as this instance's deltas; the Redis count is seeded
+ * from the store when missing (Redis restarted empty).
+ *
+ * While Redis is unreachable and failing open, the local limiter admits this instance's share of each key's budget
+ * (the rate over the instances alive at the last heartbeat), starting from the key's shared state as last seen here.
+ * When Redis returns, the key's next charge carries the local state back into it.
  */
 export class RedisLimiter implements Limiter {
   readonly backend = 'redis' as const;
   private down = false;
   private readonly seeding = new Map<string, Promise<void>>();
+  private readonly charges: ScriptBatch<ChargeReply>;
+  private readonly membership: Membership;
+  /** The TAT of each rate key as Redis last answered it: where the local share starts when Redis becomes unreachable. */
+  private readonly lastTat = lruOf<string, number>(100_000);
+  /**
+   * Rate keys the local limiter decided while Redis was unreachable, not yet carried back into Redis, with how far
+   * (ms) this instance's local TAT was set back from the shared one (see startLocally).
+   */
+  private readonly decidedLocally = new Map<string, number>();
 
   private constructor(
     private readonly opts: RedisLimiterOptions,
-    private readonly client: Redis & ChargeCommands,
+    private readonly client: Redis & CountCommands,
   ) {
-    this.client.defineCommand('gwCharge', { lua: CHARGE_LUA, numberOfKeys: 2 });
-    this.client.defineCommand('gwChargeRate', { lua: CHARGE_LUA, numberOfKeys: 1 });
+    this.charges = new ScriptBatch<ChargeReply>(client, 'charge', CHARGE_FN);
+    this.membership = new Membership(client, opts.now);
     this.client.defineCommand('gwCount', { lua: COUNT_LUA, numberOfKeys: 1 });
     this.client.on('error', (err) => this.markDown(err));
     this.client.on('ready', () => this.markUp());
@@ -96,13 +119,16 @@ export class RedisLimiter implements Limiter {
       maxRetriesPerRequest: 0,
       connectTimeout: 1_000,
       commandTimeout: 1_000,
-      retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
-    }) as Redis & ChargeCommands;
+      // Reconnect attempts stay frequent: until an instance is back on Redis its local share and the others' shared
+      // decisions add up to more than the budget.
+      retryStrategy: () => RECONNECT_MS,
+    }) as Redis & CountCommands;
     const limiter = new RedisLimiter(opts, client);
     await new Promise<void>((resolve) => {
       client.once('ready', resolve);
       client.once('error', () => resolve());
     });
+    await limiter.membership.start();
     return limiter;
   }
 
@@ -113,7 +139,8 @@ export class RedisLimiter implements Limiter {
     const interval = intervalMs(limit);
     const rateKey = `gw:{${key.id}}:r`;
     const quotaKey = `gw:{${key.id}}:q:${month}`;
-    const run = () => this.client.gwCharge(rateKey, quotaKey, now, interval, cost, burstMs(interval), key.plan.monthlyQuota);
+    const carried = this.carried(rateKey, key.id);
+    const run = () => this.charges.call([rateKey, quotaKey], [now, interval, cost, burstMs(interval), key.plan.monthlyQuota, carried]);
     let reply: ChargeReply;
     try {
       reply = await run();
@@ -122,10 +149,15 @@ export class RedisLimiter implements Limiter {
         reply = await run();
       }
     } catch (err) {
-      return this.failed(err, () => this.opts.fallback!.charge(key, cost, tags));
+      return this.failed(err, (share) => {
+        this.startLocally(rateKey, key.id, interval);
+        return this.opts.fallback!.charge(shareOf(key, share), cost, tags);
+      });
     }
     this.markUp();
+    this.decidedLocally.delete(rateKey);
     if (reply[0] === 2) return quotaRefusal(now, limit);
+    this.lastTat.set(rateKey, now + reply[1] / 1_000);
     if (reply[0] === 1) this.opts.recorder.admitted(key.id, now, cost, tags);
     return fromGcra(outcomeAt(reply[0] === 1, reply[1] / 1_000, interval, cost), limit, 'rate');
   }
@@ -159,12 +191,37 @@ export class RedisLimiter implements Limiter {
     const interval = intervalMs(rate);
     let reply: ChargeReply;
     try {
-      reply = await this.client.gwChargeRate(`gw:{${key.id}}:w:${budget.scope}`, this.opts.now(), interval, 1, burstMs(interval));
+      reply = await this.charges.call([`gw:{${key.id}}:w:${budget.scope}`], [this.opts.now(), interval, 1, burstMs(interval), 0, 0]);
     } catch (err) {
-      return this.failed(err, () => this.opts.fallback!.chargeWrite(key, budget));
+      return this.failed(err, (share) => this.opts.fallback!.chargeWrite(key, { ...budget, perSecond: rate * share }));
     }
     this.markUp();
     return fromGcra(outcomeAt(reply[0] === 1, reply[1] / 1_000, interval, 1), rate, 'writes');
+  }
+
+  /**
+   * A key's first local decision of an outage starts from its shared TAT as last seen, less this instance's place
+   * among the instances in emission intervals: each instance then admits its share at its own moments, which together
+   * space out as the shared budget would, instead of all at once.
+   */
+  private startLocally(rateKey: string, keyId: string, interval: number): void {
+    if (this.decidedLocally.has(rateKey)) return;
+    const setBack = this.membership.rank * interval;
+    this.decidedLocally.set(rateKey, setBack);
+    const tat = this.lastTat.get(rateKey);
+    if (tat !== undefined) this.opts.fallback!.adoptTat(keyId, tat - setBack);
+  }
+
+  /**
+   * What this instance carries back into Redis from its local decisions of the key (0 for nothing): its local TAT
+   * with the set-back undone, which estimates the shared TAT the instances' shares add up to. Redis keeps the largest
+   * estimate any instance carries.
+   */
+  private carried(rateKey: string, keyId: string): number {
+    const setBack = this.decidedLocally.get(rateKey);
+    if (setBack === undefined) return 0;
+    const tat = this.opts.fallback?.tatOf(keyId);
+    return tat === undefined ? 0 : tat + setBack;
   }
 
   /** Failing open, the gateway still decides (locally), so it stays ready; failing closed, it is ready only with Redis. */
@@ -182,6 +239,7 @@ export class RedisLimiter implements Limiter {
   }
 
   async close(): Promise<void> {
+    await this.membership.stop();
     await this.opts.fallback?.close();
     try {
       await this.client.quit();
@@ -216,11 +274,12 @@ export class RedisLimiter implements Limiter {
     await this.client.set(quotaKey, stored + this.opts.recorder.unflushed(keyId, month), 'EX', ttl, 'NX');
   }
 
-  private async failed(err: unknown, fallback: () => Promise<LimitDecision>): Promise<LimitDecision> {
+  /** `fallback` decides locally with this instance's share of the budget (a fraction). */
+  private async failed(err: unknown, fallback: (share: number) => Promise<LimitDecision>): Promise<LimitDecision> {
     limiterBackendErrors.inc({ backend: 'redis' });
     this.markDown(err);
     if (!this.opts.fallback) throw new GatewayError('LIMITER_UNAVAILABLE', undefined, undefined, { 'retry-after': '1' });
-    return fallback();
+    return fallback(1 / this.membership.alive);
   }
 
   /** Logged once per outage, not once per request. */
@@ -228,7 +287,7 @@ export class RedisLimiter implements Limiter {
     if (this.down) return;
     this.down = true;
     limiterDegraded.set({ backend: 'redis' }, 1);
-    const policy = this.opts.fallback ? 'fail-open: a local per-instance limiter answers' : 'fail-closed: requests get 503';
+    const policy = this.opts.fallback ? `fail-open: a local limiter admits this instance's share (1/${this.membership.alive}) of each budget` : 'fail-closed: requests get 503';
     this.opts.logger?.error({ err: { message: (err as Error)?.message } }, `Redis limiter unreachable; ${policy}`);
   }
 
@@ -238,4 +297,9 @@ export class RedisLimiter implements Limiter {
     limiterDegraded.set({ backend: 'redis' }, 0);
     this.opts.logger?.info('Redis limiter reachable again; shared budgets restored');
   }
+}
+
+/** The key with its plan's rate scaled to `share` of it (the RateLimit headers then show the share). */
+function shareOf(key: VerifiedKey, share: number): VerifiedKey {
+  return share === 1 ? key : { ...key, plan: { ...key.plan, requestsPerSecond: key.plan.requestsPerSecond * share } };
 }
