@@ -15,33 +15,41 @@ import type { UsageRecorder } from './usageRecorder.js';
 
 /**
  * One decision, atomically: the monthly quota (when keys[2] is given) and then the GCRA budget of keys[1].
- * argv: now (ms), emission interval (ms), cost, burst (ms), monthly quota, carried TAT (ms, 0 for none). `now` is the
+ * argv: now (ms), emission interval (ms), cost, burst (ms), monthly quota, carried TAT (ms, 0 for none), and 1 to
+ * force the charge (it was admitted already: count it whatever the budget says) or 0 to decide it. `now` is the
  * calling instance's clock (so tests can inject one); instances need synchronised clocks, and a skew of d ms moves a
  * key's budget by d ms' worth. The carried TAT is what an instance that decided locally while Redis was unreachable
  * knows of the key: the stored TAT is raised to it, so that a Redis that lost the key (restarted empty) does not hand
- * it a fresh budget. Returns {status, ahead}: status 1 admitted, 0 refused by rate, 2 refused by quota, -1 quota count
- * missing (seed it); ahead is how far the TAT lies ahead of now, in microseconds (Redis truncates numbers to integers).
+ * it a fresh budget. Returns {status, ahead, left}: status 1 admitted, 0 refused by rate, 2 refused by quota, -1 quota
+ * count missing (seed it); ahead is how far the TAT lies ahead of now, in microseconds (Redis truncates numbers to
+ * integers); left is what remains of the monthly quota.
  */
 const CHARGE_FN = `function(keys, argv)
   local now = tonumber(argv[1])
   local interval = tonumber(argv[2])
   local cost = tonumber(argv[3])
   local burst = tonumber(argv[4])
+  local force = argv[7] == '1'
+  local left = 0
   if keys[2] then
     local used = redis.call('GET', keys[2])
-    if not used then return {-1, 0} end
-    if tonumber(used) + cost > tonumber(argv[5]) then return {2, 0} end
+    if not used then return {-1, 0, 0} end
+    left = tonumber(argv[5]) - tonumber(used)
+    if cost > left and not force then return {2, 0, left} end
   end
   local stored = tonumber(redis.call('GET', keys[1]) or '0')
   local tat = math.max(stored, math.min(tonumber(argv[6]), now + burst), now)
   local nxt = tat + cost * interval
-  if nxt - now > burst + 0.000001 then
+  if nxt - now > burst + 0.000001 and not force then
     if tat > stored and tat > now then redis.call('SET', keys[1], string.format('%.3f', tat), 'PX', math.ceil(tat - now) + 1) end
-    return {0, math.floor((tat - now) * 1000)}
+    return {0, math.floor((tat - now) * 1000), left}
   end
   redis.call('SET', keys[1], string.format('%.3f', nxt), 'PX', math.ceil(nxt - now) + 1)
-  if keys[2] then redis.call('INCRBY', keys[2], cost) end
-  return {1, math.floor((nxt - now) * 1000)}
+  if keys[2] then
+    redis.call('INCRBY', keys[2], cost)
+    left = left - cost
+  end
+  return {1, math.floor((nxt - now) * 1000), left}
 end`;
 
 /** KEYS[1]: the month count. ARGV[1]: how much to add. -1 when the count is missing (seed it first). */
@@ -55,7 +63,35 @@ const QUOTA_GRACE_S = 86_400;
 const PROVISIONAL_SEED_S = 5;
 const RECONNECT_MS = 100;
 
-type ChargeReply = [status: number, aheadMicros: number];
+type ChargeReply = [status: number, aheadMicros: number, quotaLeft: number];
+
+/**
+ * What this instance knows of a key's shared budget: the TAT and the quota left as Redis last answered them, and what
+ * it has admitted since without an answer yet.
+ */
+interface KeyView {
+  tat: number;
+  at: number;
+  quotaLeft: number;
+  pending: number;
+  /** Of the pending, what is not on its way to Redis yet: it goes as one charge with the next batch. */
+  unsent: number;
+}
+
+/** Requests of one key admitted before Redis answered, from `now` on, and where their charge goes. */
+interface AdmittedAhead {
+  keyId: string;
+  month: string;
+  quotaKey: string;
+  rateKey: string;
+  now: number;
+  interval: number;
+  burst: number;
+  quota: number;
+}
+
+/** A view older than this is not trusted to admit ahead of Redis. */
+const FRESH_MS = 100;
 
 interface CountCommands {
   gwCount(quotaKey: string, count: number): Promise<number>;
@@ -72,9 +108,13 @@ export interface RedisLimiterOptions {
 }
 
 /**
- * Budgets shared by every instance on one Redis. Decisions are made in Redis, so they stay exact however the load
- * spreads across instances; the decisions of concurrent requests share one round trip and one script run (ScriptBatch),
- * which is what makes them cheap. Keys use a hash tag per API key id, so a Redis Cluster keeps one key's state on one
+ * Budgets shared by every instance on one Redis. Every admission is counted in Redis, and the decisions and counts of
+ * concurrent requests share one round trip and one script run (ScriptBatch). A request waits for Redis only when its
+ * key is near a limit: while the key's last answer is fresh and leaves room for far more than this instance has
+ * admitted since, the request is admitted at once and its charge is forced through the next batch (see affords). So a
+ * busy key far from its limits costs no round trip per request, a key at its limit is decided exactly in Redis, and
+ * since every admission advances the shared TAT, an admission ahead of Redis is paid back by the refusals after it:
+ * over any stretch the key gets its rate and one burst, and the quota is never exceeded. Keys use a hash tag per API key id, so a Redis Cluster keeps one key's state on one
  * shard. Usage is also recorded locally and flushed to the store as this instance's deltas; the Redis count is seeded
  * from the store when missing (Redis restarted empty).
  *
@@ -88,8 +128,8 @@ export class RedisLimiter implements Limiter {
   private readonly seeding = new Map<string, Promise<void>>();
   private readonly charges: ScriptBatch<ChargeReply>;
   private readonly membership: Membership;
-  /** The TAT of each rate key as Redis last answered it: where the local share starts when Redis becomes unreachable. */
-  private readonly lastTat = lruOf<string, number>(100_000);
+  /** Per rate key; its TAT is also where the local share starts when Redis becomes unreachable. */
+  private readonly views = lruOf<string, KeyView>(100_000);
   /**
    * Rate keys the local limiter decided while Redis was unreachable, not yet carried back into Redis, with how far
    * (ms) this instance's local TAT was set back from the shared one (see startLocally).
@@ -139,8 +179,17 @@ export class RedisLimiter implements Limiter {
     const interval = intervalMs(limit);
     const rateKey = `gw:{${key.id}}:r`;
     const quotaKey = `gw:{${key.id}}:q:${month}`;
+    const burst = burstMs(interval);
     const carried = this.carried(rateKey, key.id);
-    const run = () => this.charges.call([rateKey, quotaKey], [now, interval, cost, burstMs(interval), key.plan.monthlyQuota, carried]);
+    const view = this.views.get(rateKey);
+    if (view && !carried && this.affords(view, now, cost, interval, burst)) {
+      view.pending += cost;
+      if (view.unsent === 0) void this.settle({ keyId: key.id, month, quotaKey, rateKey, now, interval, burst, quota: key.plan.monthlyQuota }, view);
+      view.unsent += cost;
+      this.opts.recorder.admitted(key.id, now, cost, tags);
+      return fromGcra(outcomeAt(true, Math.max(0, view.tat - now) + view.pending * interval, interval, cost), limit, 'rate');
+    }
+    const run = () => this.charges.call([rateKey, quotaKey], [now, interval, cost, burst, key.plan.monthlyQuota, carried, 0]);
     let reply: ChargeReply;
     try {
       reply = await run();
@@ -156,8 +205,8 @@ export class RedisLimiter implements Limiter {
     }
     this.markUp();
     this.decidedLocally.delete(rateKey);
+    this.see(rateKey, now, reply);
     if (reply[0] === 2) return quotaRefusal(now, limit);
-    this.lastTat.set(rateKey, now + reply[1] / 1_000);
     if (reply[0] === 1) this.opts.recorder.admitted(key.id, now, cost, tags);
     return fromGcra(outcomeAt(reply[0] === 1, reply[1] / 1_000, interval, cost), limit, 'rate');
   }
@@ -191,7 +240,7 @@ export class RedisLimiter implements Limiter {
     const interval = intervalMs(rate);
     let reply: ChargeReply;
     try {
-      reply = await this.charges.call([`gw:{${key.id}}:w:${budget.scope}`], [this.opts.now(), interval, 1, burstMs(interval), 0, 0]);
+      reply = await this.charges.call([`gw:{${key.id}}:w:${budget.scope}`], [this.opts.now(), interval, 1, burstMs(interval), 0, 0, 0]);
     } catch (err) {
       return this.failed(err, (share) => this.opts.fallback!.chargeWrite(key, { ...budget, perSecond: rate * share }));
     }
@@ -208,8 +257,61 @@ export class RedisLimiter implements Limiter {
     if (this.decidedLocally.has(rateKey)) return;
     const setBack = this.membership.rank * interval;
     this.decidedLocally.set(rateKey, setBack);
-    const tat = this.lastTat.get(rateKey);
-    if (tat !== undefined) this.opts.fallback!.adoptTat(keyId, tat - setBack);
+    const view = this.views.get(rateKey);
+    if (view) this.opts.fallback!.adoptTat(keyId, view.tat + view.pending * interval - setBack);
+  }
+
+  /**
+   * Whether a request may be admitted before Redis answers: Redis is up, the key's last answer is fresh, and what this
+   * instance has admitted since (with this one) is at most half its share of the room left in the burst and in the
+   * quota. Every instance holds to the same, so together they never admit more ahead of Redis than half the room the
+   * answers showed.
+   */
+  private affords(view: KeyView, now: number, cost: number, interval: number, burst: number): boolean {
+    if (this.down || now - view.at > FRESH_MS) return false;
+    const room = Math.min((burst - Math.max(0, view.tat - now)) / interval, view.quotaLeft);
+    return (view.pending + cost) * 2 * this.membership.alive <= room;
+  }
+
+  /**
+   * Forces the charge of the requests admitted ahead of Redis into it: all those of the key that accrue until the next
+   * batch goes out, as one charge.
+   */
+  private async settle(admitted: AdmittedAhead, view: KeyView): Promise<void> {
+    const { keyId, month, quotaKey, rateKey, now, interval, burst, quota } = admitted;
+    let cost = 0;
+    const forced = () => [now, interval, cost, burst, quota, 0, 1];
+    try {
+      let reply = await this.charges.call([rateKey, quotaKey], () => {
+        cost = view.unsent;
+        view.unsent = 0;
+        return forced();
+      });
+      if (reply[0] === -1) {
+        await this.seed(keyId, month, quotaKey, now);
+        reply = await this.charges.call([rateKey, quotaKey], forced());
+      }
+      view.pending -= cost;
+      this.see(rateKey, now, reply);
+    } catch (err) {
+      // Redis became unreachable with this charge on the wire: the view keeps it, for the local limiter to start from.
+      view.pending -= cost;
+      view.tat = Math.max(view.tat, now) + cost * interval;
+      limiterBackendErrors.inc({ backend: 'redis' });
+      this.markDown(err);
+    }
+  }
+
+  private see(rateKey: string, now: number, reply: ChargeReply): void {
+    let view = this.views.get(rateKey);
+    if (!view) {
+      view = { tat: 0, at: 0, quotaLeft: 0, pending: 0, unsent: 0 };
+      this.views.set(rateKey, view);
+    }
+    if (now < view.at) return;
+    view.tat = now + reply[1] / 1_000;
+    view.at = now;
+    view.quotaLeft = reply[2];
   }
 
   /**

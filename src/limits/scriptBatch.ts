@@ -1,5 +1,7 @@
 import type { Redis } from 'ioredis';
 
+type Args = Array<string | number>;
+
 /**
  * One Lua function applied to many calls in one round trip. Calls made while a batch is on the wire queue up and go
  * out together as the next one, so at low load a call waits for nothing but its own round trip and under load one
@@ -10,7 +12,7 @@ import type { Redis } from 'ioredis';
  * run in one script, so on a Redis Cluster their keys must hash to one slot.
  */
 export class ScriptBatch<Reply> {
-  private queued: Array<{ keys: string[]; argv: Array<string | number>; resolve: (r: Reply) => void; reject: (e: unknown) => void }> = [];
+  private queued: Array<{ keys: string[]; argv: Args | (() => Args); resolve: (r: Reply) => void; reject: (e: unknown) => void }> = [];
   private inFlight = false;
   private readonly command: string;
 
@@ -35,7 +37,8 @@ return out`;
     client.defineCommand(this.command, { lua });
   }
 
-  call(keys: string[], argv: Array<string | number>): Promise<Reply> {
+  /** `argv` may be a function, called when the batch goes out: a call can then carry what accrued while it waited. */
+  call(keys: string[], argv: Args | (() => Args)): Promise<Reply> {
     return new Promise<Reply>((resolve, reject) => {
       this.queued.push({ keys, argv, resolve, reject });
       // The first call waits for the rest of this tick's calls, then goes.
@@ -52,7 +55,8 @@ return out`;
     const argv: Array<string | number> = [];
     for (const c of batch) {
       keys.push(...c.keys);
-      argv.push(c.keys.length, c.argv.length, ...c.argv);
+      const args = typeof c.argv === 'function' ? c.argv() : c.argv;
+      argv.push(c.keys.length, args.length, ...args);
     }
     const run = (this.client as unknown as Record<string, (...args: Array<string | number>) => Promise<Reply[]>>)[this.command];
     run.call(this.client, keys.length, ...keys, ...argv).then(
