@@ -1,9 +1,10 @@
 import { expect } from 'chai';
+import { Redis } from 'ioredis';
 import { isGatewayError } from '../../src/errors.js';
 import { createLimiter } from '../../src/limits/index.js';
 import type { Limiter } from '../../src/limits/types.js';
 import { needTool, TOOLS } from '../support/services.js';
-import { eventually, limitsConfig, MapUsageStore, RedisChild, testKey } from './support.js';
+import { eventually, limitsConfig, ManualClock, MapUsageStore, RedisChild, testKey } from './support.js';
 
 const INSTANCES = 8;
 const RATE = 50;
@@ -78,6 +79,28 @@ describe('limits: one shared budget on 8 instances across a Redis restart (a pri
     expect(phase.offered).to.be.at.least(RATE * OVERLOAD * 9);
     const expected = (RATE * PHASE_MS) / 1_000;
     expect(phase.admitted).to.be.within(expected * 0.98, expected * 1.02);
+  });
+
+  it('a busy instance that stops returns what it was leased, so another instance gets the whole budget left', async () => {
+    // One clock for both, stopped: each decision is exact, not a race with time.
+    const started = Date.UTC(2026, 10, 15, 12, 0, 0);
+    const clock = new ManualClock(started);
+    const usage = new MapUsageStore();
+    limiters = await Promise.all([0, 1].map(() => createLimiter({ limits: limitsConfig({ redisUrl: redis.url }), usage, now: clock.now })));
+    const [a, b] = limiters;
+    const key = testKey('free', { rps: 100, quota: 10_000_000 });
+    const rush = async (limiter: Limiter, n: number) => (await Promise.all(Array.from({ length: n }, () => limiter.charge(key, 1)))).filter((d) => d.allowed).length;
+    // Concurrent requests of one key get leases: A holds some beyond the 40 it admitted.
+    expect(await rush(a, 40)).to.equal(40);
+    clock.advance(200);
+    // A goes quiet; its idle lease goes back (the key's TAT falls to the 40 admitted) while 200 ms refill 20.
+    const probe = new Redis(redis.url);
+    try {
+      await eventually(async () => Number(await probe.get(`gw:{${key.id}}:r`)) === started + 40 * 10, 'the idle lease to be returned');
+    } finally {
+      probe.disconnect();
+    }
+    expect(await rush(b, 100)).to.equal(100 - 40 + 20);
   });
 
   it('fail-closed: 503 with Retry-After and nothing admitted while Redis is down, then admitted again', async () => {
