@@ -119,13 +119,13 @@ export interface RedisLimiterOptions {
 
 /**
  * Budgets shared by every instance on one Redis, decided in Redis by one script. The decisions of concurrent requests
- * share one round trip and one script run (ScriptBatch). Failing open, a key's answer also leases this instance a few
+ * share one round trip and one script run (ScriptBatch). A busy key's answer also leases this instance a few
  * requests, charged in Redis like admitted ones: while the lease lasts, requests are admitted without a round trip, and
  * a top-up is asked for in the background as it runs low. Leases are exact (every request admitted anywhere was charged
  * in Redis first), are at most half an instance's share of the room left, so a key at its limit gets none and is
- * decided in Redis request by request, and are returned when left idle. A key whose requests come one at a time gets none
- * (see wantOf). Leases are void once the connection drops (see leasing). Keys use a hash tag per API key id,
- * so a Redis Cluster keeps one key's state on one shard (a batch spans keys, so it needs one Redis, not a Cluster).
+ * decided in Redis request by request, and are returned when left idle. A key whose requests come one at a time gets
+ * none (see wantOf). Leases are void once the connection drops (see leasing). Keys use a hash tag per API key id, so a
+ * Redis Cluster would keep one key's state on one shard (a batch spans keys, so batching needs one Redis).
  * Usage is also recorded locally and flushed to the store as this instance's deltas; the Redis count is seeded from the
  * store when missing (Redis restarted empty).
  *
