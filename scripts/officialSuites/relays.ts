@@ -7,6 +7,7 @@ import path from 'node:path';
 import { loadConfig } from '../../src/config/load.js';
 import { freePort, start, type Started } from './processes.js';
 import type { SandboxInfo } from './sandbox.js';
+import { OFFICIAL_BATCH_DISALLOWED_METHODS } from '../../src/config/schema.js';
 
 export type RelayName = 'official' | 'ours';
 
@@ -107,20 +108,9 @@ export function gatewayConfig(sb: SandboxInfo, ports: { public: number; private:
     log: { level: 'info' },
     // The official relay's defaults, as its side runs with them: its HTTP statuses, `[Request ID: <id>]` before each
     // error message, and its BATCH_REQUESTS_DISALLOWED_METHODS.
-    ...(officialStatuses ? { relay: { httpErrorMapping: 'official', requestIdInErrors: true, batchDisallowedMethods: OFFICIAL_BATCH_DISALLOWED } } : {}),
+    ...(officialStatuses ? { relay: { httpErrorMapping: 'official', requestIdInErrors: true, batchDisallowedMethods: OFFICIAL_BATCH_DISALLOWED_METHODS } } : {}),
   };
 }
-
-const OFFICIAL_BATCH_DISALLOWED = [
-  'debug_traceTransaction',
-  'debug_traceBlockByNumber',
-  'eth_newFilter',
-  'eth_uninstallFilter',
-  'eth_getFilterChanges',
-  'eth_getFilterLogs',
-  'eth_newBlockFilter',
-  'eth_newPendingTransactionFilter',
-];
 
 /** Whether this build's config schema keeps `relay.httpErrorMapping: "official"`. */
 function acceptsOfficialStatuses(file: string, config: Record<string, unknown>): boolean {

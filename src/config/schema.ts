@@ -164,6 +164,18 @@ const planSchema = z.object({
 });
 export type PlanConfig = z.infer<typeof planSchema>;
 
+/** The official relay's BATCH_REQUESTS_DISALLOWED_METHODS default: the debug tracers and the filter methods. */
+export const OFFICIAL_BATCH_DISALLOWED_METHODS = [
+  'debug_traceTransaction',
+  'debug_traceBlockByNumber',
+  'eth_newFilter',
+  'eth_uninstallFilter',
+  'eth_getFilterChanges',
+  'eth_getFilterLogs',
+  'eth_newBlockFilter',
+  'eth_newPendingTransactionFilter',
+];
+
 export const configSchema = z.object({
   server: z
     .object({
@@ -478,7 +490,7 @@ export const configSchema = z.object({
           "Addresses one eth_subscribe('logs') on the ledger may name, each looked up on the mirror node; more are refused with the official relay's -32602 (1 gives its default, 'Only one contract address is allowed')",
         ),
       // None by default: ethers v6 batches eth_newFilter with the calls of the same tick, so contract.on fails against
-      // the official relay's list (BATCH_REQUESTS_DISALLOWED_METHODS: the debug_trace* and filter methods).
+      // the official relay's list (OFFICIAL_BATCH_DISALLOWED_METHODS).
       batchDisallowedMethods: z
         .array(z.string().min(1))
         .default([])

@@ -11,6 +11,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { GatewayError } from '../errors.js';
 import { limiterBackendErrors, limiterDegraded } from './metrics.js';
+import { failFastRedis, firstAttempt } from './failFastRedis.js';
 
 /** One budget a write is judged against: its limit, and what the store says was settled this window. */
 export interface HeldBudget {
@@ -124,19 +125,9 @@ export class RedisReservations implements HbarReservations {
 
   /** Starts even when Redis is down: the outage bound answers until it comes up. */
   static async connect(opts: { url: string; outageInFlight: number; logger?: Logger }): Promise<RedisReservations> {
-    const { Redis } = await import('ioredis');
-    const client = new Redis(opts.url, {
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      connectTimeout: 1_000,
-      commandTimeout: 1_000,
-      retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
-    }) as Redis & HoldCommands;
+    const client = await failFastRedis<HoldCommands>(opts.url);
     const reservations = new RedisReservations(client, new LocalReservations(opts.outageInFlight), opts.logger);
-    await new Promise<void>((resolve) => {
-      client.once('ready', resolve);
-      client.once('error', () => resolve());
-    });
+    await firstAttempt(client);
     return reservations;
   }
 

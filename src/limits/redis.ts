@@ -12,6 +12,7 @@ import type { MemoryLimiter } from './memory.js';
 import { ScriptBatch } from './scriptBatch.js';
 import type { LimitDecision, Limiter, UsageStore, UsageTags, WriteBudget } from './types.js';
 import type { UsageRecorder } from './usageRecorder.js';
+import { failFastRedis, firstAttempt } from './failFastRedis.js';
 
 /**
  * One decision, atomically: the monthly quota (when keys[2] is given) and then the GCRA budget of keys[1].
@@ -71,7 +72,6 @@ return redis.call('INCRBY', KEYS[1], ARGV[1])
 /** A quota count outlives its month by a day, for stragglers; one seeded while the store is down lives this long. */
 const QUOTA_GRACE_S = 86_400;
 const PROVISIONAL_SEED_S = 5;
-const RECONNECT_MS = 100;
 
 type ChargeReply = [status: number, aheadMicros: number, quotaLeft: number, lease: number];
 
@@ -165,26 +165,12 @@ export class RedisLimiter implements Limiter {
   }
 
   /**
-   * Connects, but starts even when Redis is down: the failure policy answers until it comes up. The client library
-   * loads here, so a gateway without Redis never holds it.
+   * Connects, but starts even when Redis is down: the failure policy answers until it comes up.
    */
   static async connect(opts: RedisLimiterOptions): Promise<RedisLimiter> {
-    const { Redis } = await import('ioredis');
-    const client = new Redis(opts.url, {
-      // Fail fast during an outage: no queueing while disconnected, short timeouts, reconnect in the background.
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      connectTimeout: 1_000,
-      commandTimeout: 1_000,
-      // Reconnect attempts stay frequent: until an instance is back on Redis its local share and the others' shared
-      // decisions add up to more than the budget.
-      retryStrategy: () => RECONNECT_MS,
-    }) as Redis & CountCommands;
+    const client = await failFastRedis<CountCommands>(opts.url);
     const limiter = new RedisLimiter(opts, client);
-    await new Promise<void>((resolve) => {
-      client.once('ready', resolve);
-      client.once('error', () => resolve());
-    });
+    await firstAttempt(client);
     await limiter.membership.start();
     return limiter;
   }

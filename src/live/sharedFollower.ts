@@ -11,6 +11,7 @@ import type { Redis } from 'ioredis';
 import type { ChainLog } from './criteria.js';
 import type { SeenBlock } from './filterStore.js';
 import type { BlockHeader } from './source.js';
+import { failFastRedis } from '../limits/failFastRedis.js';
 
 /** One step of the leader, as readers deliver it. */
 export interface Batch {
@@ -81,17 +82,9 @@ export class SharedLive {
     this.client.on('error', () => {});
   }
 
-  /** The client library loads here, so a gateway without Redis never holds it. */
   static async open(url: string, leaseMs: number): Promise<SharedLive> {
-    const { Redis } = await import('ioredis');
-    // Fail fast during an outage (the feed falls back at once); reconnect in the background.
-    const client = new Redis(url, {
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      connectTimeout: 1_000,
-      commandTimeout: 1_000,
-      retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
-    }) as Client;
+    // The feed falls back at once during an outage.
+    const client = await failFastRedis<LeaseCommands>(url);
     return new SharedLive(client, leaseMs);
   }
 

@@ -8,21 +8,10 @@ import { expect } from 'chai';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { deployCounter, valueOf, type DeployedCounter } from './counter.js';
 import { Client } from './wsClient.js';
+import { OFFICIAL_BATCH_DISALLOWED_METHODS } from '../../src/config/schema.js';
 
 /** The official suites' `requestIdRegex`: the message after a request id, as its tests match it. */
 const named = (message: string) => new RegExp(`^\\[Request ID: [0-9a-fA-F-]{36}\\] ${message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`);
-
-/** The official relay's BATCH_REQUESTS_DISALLOWED_METHODS default. */
-const OFFICIAL_BATCH_REFUSALS = [
-  'debug_traceTransaction',
-  'debug_traceBlockByNumber',
-  'eth_newFilter',
-  'eth_uninstallFilter',
-  'eth_getFilterChanges',
-  'eth_getFilterLogs',
-  'eth_newBlockFilter',
-  'eth_newPendingTransactionFilter',
-];
 
 describe('ledger JSON-RPC over WebSocket, as the official relay answers it', function () {
   this.timeout(120_000);
@@ -33,7 +22,7 @@ describe('ledger JSON-RPC over WebSocket, as the official relay answers it', fun
 
   before(async () => {
     // The official relay's defaults where ours differ: traces and filters refused in batches, one address per logs subscription.
-    t = await startTestGateway({ live: { pollIntervalMs: 50 }, relay: { batchDisallowedMethods: OFFICIAL_BATCH_REFUSALS, subscriptionMaxAddresses: 1 } });
+    t = await startTestGateway({ live: { pollIntervalMs: 50 }, relay: { batchDisallowedMethods: OFFICIAL_BATCH_DISALLOWED_METHODS, subscriptionMaxAddresses: 1 } });
     ws = `${t.gw.url.replace(/^http/, 'ws')}/hedera-testnet/v1/${t.key}/rpc`;
     counter = await deployCounter(`${t.gw.url}/hedera-testnet/v1/${t.key}/rpc`, 1);
     const res = await fetch(`${t.gw.url}/hedera-testnet/api/v1/contracts/${counter.address}`, { headers: { 'x-api-key': t.key } });
@@ -169,7 +158,7 @@ describe('ledger JSON-RPC over WebSocket, as the official relay answers it', fun
 
   it('methods set as relay.batchDisallowedMethods are -32007 in a batch, in the official words; alone they are answered', async () => {
     const client = await Client.open(ws);
-    const methods = OFFICIAL_BATCH_REFUSALS;
+    const methods = OFFICIAL_BATCH_DISALLOWED_METHODS;
     const batch = await client.send([...methods.map((method, id) => ({ jsonrpc: '2.0', id, method, params: [] })), { jsonrpc: '2.0', id: 99, method: 'eth_chainId', params: [] }]);
     methods.forEach((method, i) => {
       expect(batch[i].id).to.equal(i);

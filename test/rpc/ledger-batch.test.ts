@@ -1,30 +1,20 @@
 /** Methods the ledger relay keeps out of batches, as the official relay does (its BATCH_REQUESTS_DISALLOWED_METHODS). */
 import { expect } from 'chai';
 import { rpc, startTestGateway, type TestGateway } from '../support/gateway.js';
-
-const DISALLOWED = [
-  'debug_traceTransaction',
-  'debug_traceBlockByNumber',
-  'eth_newFilter',
-  'eth_uninstallFilter',
-  'eth_getFilterChanges',
-  'eth_getFilterLogs',
-  'eth_newBlockFilter',
-  'eth_newPendingTransactionFilter',
-];
+import { OFFICIAL_BATCH_DISALLOWED_METHODS } from '../../src/config/schema.js';
 
 describe('ledger relay batches with the official relay\'s relay.batchDisallowedMethods', () => {
   let t: TestGateway;
-  before(async () => (t = await startTestGateway({ relay: { batchDisallowedMethods: DISALLOWED } })));
+  before(async () => (t = await startTestGateway({ relay: { batchDisallowedMethods: OFFICIAL_BATCH_DISALLOWED_METHODS } })));
   after(() => t?.close());
 
   it('refuses each disallowed method inside a batch with -32007 naming it, and answers the rest', async () => {
-    const batch = [...DISALLOWED, 'eth_chainId'].map((method, id) => ({ jsonrpc: '2.0', id, method, params: [] }));
+    const batch = [...OFFICIAL_BATCH_DISALLOWED_METHODS, 'eth_chainId'].map((method, id) => ({ jsonrpc: '2.0', id, method, params: [] }));
     const { status, json } = await rpc(`${t.gw.url}/hedera-testnet/v1/${t.key}/rpc`, batch);
     expect(status).to.equal(200);
     expect(json.map((r: any) => r.id)).to.deep.equal(batch.map((c) => c.id));
     expect(json.slice(0, -1).map((r: any) => r.error)).to.deep.equal(
-      DISALLOWED.map((method) => ({ code: -32007, message: `Method ${method} is not permitted as part of batch requests` })),
+      OFFICIAL_BATCH_DISALLOWED_METHODS.map((method) => ({ code: -32007, message: `Method ${method} is not permitted as part of batch requests` })),
     );
     expect(json.at(-1).result).to.equal('0x128');
   });
