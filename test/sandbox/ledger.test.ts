@@ -117,6 +117,30 @@ describe('sandbox: ledger consensus node with the real SDK', () => {
     expect(sandbox.chain.transactionByEthHash(Transaction.from(raw).hash!)).to.include({ result: 'WRONG_NONCE', evmExecuted: false });
   });
 
+  it('reports an exceptional halt as CONTRACT_EXECUTION_EXCEPTION with the halt reason, and running out of gas as INSUFFICIENT_GAS', async () => {
+    const mirrorResult = async (hash: string) => (await (await fetch(`${sandbox.mirrorUrl}/api/v1/contracts/results/${hash}`)).json()) as Record<string, unknown>;
+    // ADD with an empty stack: the consensus node's INSUFFICIENT_STACK_ITEMS halt, all gas used.
+    const underflow = await sign({ data: '0x01121212', gasLimit: 300_000 });
+    const response = await ethereumTransaction(underflow).execute(client);
+    expect(await statusOf(response.getReceipt(client))).to.equal('ReceiptStatusError:CONTRACT_EXECUTION_EXCEPTION');
+    const record = await new TransactionRecordQuery().setTransactionId(response.transactionId).setValidateReceiptStatus(false).execute(client);
+    expect(record.contractFunctionResult?.errorMessage).to.equal('INSUFFICIENT_STACK_ITEMS');
+    expect(await mirrorResult(Transaction.from(underflow).hash!)).to.include({
+      result: 'CONTRACT_EXECUTION_EXCEPTION',
+      error_message: 'INSUFFICIENT_STACK_ITEMS',
+      gas_used: 300_000,
+      status: '0x0',
+    });
+    // 0xfe, the designated invalid opcode.
+    const invalid = await sign({ data: '0xfe', gasLimit: 100_000 });
+    await statusOf((await ethereumTransaction(invalid).execute(client)).getReceipt(client));
+    expect(await mirrorResult(Transaction.from(invalid).hash!)).to.include({ result: 'CONTRACT_EXECUTION_EXCEPTION', error_message: 'INVALID_OPERATION' });
+    // JUMPDEST; JUMP(0) forever.
+    const loop = await sign({ data: '0x5b600056', gasLimit: 100_000 });
+    expect(await statusOf((await ethereumTransaction(loop).execute(client)).getReceipt(client))).to.equal('ReceiptStatusError:INSUFFICIENT_GAS');
+    expect(await mirrorResult(Transaction.from(loop).hash!)).to.include({ result: 'INSUFFICIENT_GAS', error_message: 'INSUFFICIENT_GAS', gas_used: 100_000 });
+  });
+
   it('answers INSUFFICIENT_PAYER_BALANCE when the payer cannot pay the fee', async () => {
     const poor = sandbox.accounts[9];
     await sandbox.chain.evm.request({ method: 'hardhat_setBalance', params: [poor.address, '0x0'] });

@@ -14,7 +14,8 @@ import { SigningKey, type Transaction } from 'ethers';
 import { PREFUNDED_WEIBAR, RELAY_OPERATOR_ED25519_KEY, TREASURY_ED25519_KEY, sandboxAccounts } from '../accounts.js';
 import { EvmNode, EvmRpcError } from '../evm.js';
 import { childHash, hollowCompletion, isAliasRef, isHollow, resolveAliases, type AccountBook, type ChildRecord } from './aliases.js';
-import { initcodeOf, settleContractRun, startContractRun, type ContractRun, type ContractWork } from './contracts.js';
+import { initcodeOf, settleContractRun, startContractRun, topFrame, type ContractRun, type ContractWork } from './contracts.js';
+import { failedExecution } from './haltReasons.js';
 import { decodeSigned, withCallData } from './ethereum.js';
 import { FileStore } from './files.js';
 import { JUMBO_MAX_CALL_DATA_BYTES } from './sizeLimits.js';
@@ -126,6 +127,8 @@ interface Handled {
   /** A consensus-node contract call or creation sent into the EVM. */
   contractRun?: ContractRun;
   contractGasUsed?: bigint;
+  /** An EVM execution's exceptional halt, by the consensus node's name for it. */
+  haltReason?: string;
 }
 
 export interface Receipt {
@@ -639,6 +642,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     const run = h.contractRun!;
     const outcome = await settleContractRun(this.evm, run, item.gas);
     h.result = outcome.result;
+    h.haltReason = outcome.haltReason;
     h.contractGasUsed = outcome.gasUsed;
     const payer = this.#byId.get(item.payer)!;
     // The EVM took the gas it counted; what the network counts beyond that (a creation's own costs) is taken here.
@@ -685,7 +689,9 @@ export class LedgerChain extends EventEmitter implements LedgerView {
         add(h.transfers, this.account(tx.to)!.id, value);
       }
     } else {
-      h.result = gasUsed === tx.gasLimit ? 'INSUFFICIENT_GAS' : 'CONTRACT_REVERT_EXECUTED';
+      const failure = failedExecution((await topFrame(this.evm, tx.hash!))?.error);
+      h.result = failure.status;
+      h.haltReason = failure.haltReason;
     }
     if (receipt.contractAddress) h.contractId = this.#seen(receipt.contractAddress, true).id;
     else if (tx.to && (await this.#markIfContract(tx.to))) h.contractId = this.account(tx.to)!.id;
@@ -707,6 +713,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
       hash: item.hash,
     };
     if (h.fileId) record.fileId = h.fileId;
+    if (h.haltReason) record.haltReason = h.haltReason;
     if (h.entityId) record.entityId = h.entityId;
     if (h.tokenTransfers) {
       record.tokenTransfers = h.tokenTransfers.map((t) => ({ token: t.token, account: t.account, amount: Number(t.amount), ...(t.isApproval ? { isApproval: true } : {}) }));

@@ -103,6 +103,11 @@ export interface LedgerTransaction {
    */
   evmHash?: string;
   /** For CONTRACTCALL and CONTRACTCREATEINSTANCE: what the HAPI body asked for (a creation's init code too) and the gas used. */
+  /**
+   * For a contract execution that halted exceptionally (not a revert): the halt reason's name, which the consensus node
+   * writes as the record's `ContractFunctionResult.errorMessage` (INSUFFICIENT_STACK_ITEMS, INVALID_OPERATION, ...).
+   */
+  haltReason?: string;
   contractCall?: { functionParameters: string; gasLimit: number; amountTinybar: number; gasUsed: number; initcode?: string };
 }
 

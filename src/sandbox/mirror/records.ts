@@ -10,6 +10,7 @@
  * synthetic Transfer logs (syntheticLogs.ts) to the same listing and the same count.
  */
 import { getBytes, keccak256 } from 'ethers';
+import { failureMessage } from '../ledger/haltReasons.js';
 import { entityNum, longZeroAddress } from '../ledger/ids.js';
 import type { LedgerTransaction, LedgerView } from '../ledger/view.js';
 import { entityIdAt } from './entities.js';
@@ -347,7 +348,7 @@ export class EthRecords {
       contract_id: contractId,
       // A consensus-node creation ran as a call: the contract it created leads the list, as CREATE frames would.
       created_contract_ids: [...(hapiCreated && created ? [created] : []), ...createdAddresses(trace)].map(idOf).filter((id): id is string => id !== null),
-      error_message: succeeded ? null : output !== '0x' ? output : tx.result,
+      error_message: succeeded ? null : failureMessage(tx, output),
       // The real node names the sender and the contract by entity: their long-zero addresses, not their EVM ones.
       from: sender ? longZeroAddress(sender.num) : (etx?.from.toLowerCase() ?? null),
       function_parameters: hapi ? hapi.functionParameters : (etx?.input ?? null),
