@@ -141,6 +141,26 @@ describe('sandbox: ledger consensus node with the real SDK', () => {
     expect(await mirrorResult(Transaction.from(loop).hash!)).to.include({ result: 'INSUFFICIENT_GAS', error_message: 'INSUFFICIENT_GAS', gas_used: 100_000 });
   });
 
+  it('charges gas in whole tinybars, so a balance rolled back through the record transfers matches the balance history', async () => {
+    const payer = sandbox.accounts[4];
+    const mirror = async (path: string) => (await (await fetch(`${sandbox.mirrorUrl}${path}`)).json()) as any;
+    const before = (await mirror(`/api/v1/blocks?limit=1&order=desc`)).blocks[0].timestamp.to as string;
+    // An EIP-1559 price a weibar above the network's: the EVM takes gas × price in exact weibar, not whole tinybars.
+    const price = GAS_PRICE + 1n;
+    const raw = await new Wallet(payer.privateKey).signTransaction({ type: 2, chainId: CHAIN_ID, nonce: 0, gasLimit: 21_000, maxFeePerGas: price, maxPriorityFeePerGas: price, to: sandbox.accounts[5].address, value: 10n ** 10n });
+    expect((await (await ethereumTransaction(raw).execute(client)).getReceipt(client)).status).to.equal(Status.Success);
+    const weibar = BigInt((await sandbox.chain.evm.request({ method: 'eth_getBalance', params: [payer.address, 'latest'] })) as string);
+    expect(weibar % 10_000_000_000n).to.equal(0n);
+    // The official relay's eth_getBalance at a recent block: today's balance less the transfers since.
+    const account = await mirror(`/api/v1/accounts/${payer.accountId}?transactions=true`);
+    const since = account.transactions
+      .filter((t: any) => t.consensus_timestamp > before)
+      .flatMap((t: any) => t.transfers.filter((m: any) => m.account === payer.accountId))
+      .reduce((sum: number, m: any) => sum + m.amount, 0);
+    const history = await mirror(`/api/v1/balances?account.id=${payer.accountId}&timestamp=${before}`);
+    expect(account.balance.balance - since).to.equal(history.balances[0].balance);
+  });
+
   it('answers INSUFFICIENT_PAYER_BALANCE when the payer cannot pay the fee', async () => {
     const poor = sandbox.accounts[9];
     await sandbox.chain.evm.request({ method: 'hardhat_setBalance', params: [poor.address, '0x0'] });

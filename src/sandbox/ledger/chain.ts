@@ -676,7 +676,14 @@ export class LedgerChain extends EventEmitter implements LedgerView {
       return;
     }
     const gasUsed = BigInt(receipt.gasUsed);
-    const gasFee = (gasUsed * BigInt(receipt.effectiveGasPrice)) / WEIBAR_PER_TINYBAR;
+    const gasWeibar = gasUsed * BigInt(receipt.effectiveGasPrice);
+    const gasFee = gasWeibar / WEIBAR_PER_TINYBAR;
+    // The ledger keeps whole tinybars and charges the fee its record shows; the EVM took the exact weibar (an EIP-1559
+    // price is rarely a whole number of tinybars), so the part below a tinybar goes back to the sender. Else the
+    // balance drifts below what the record transfers add up to, and a balance rolled back through them (the relay's
+    // eth_getBalance at a recent block) can come out negative.
+    const subTinybar = gasWeibar % WEIBAR_PER_TINYBAR;
+    if (subTinybar > 0n) await this.#setBalance(tx.from!, (await this.#weibar(tx.from!)) + subTinybar);
     h.feeTinybar += gasFee;
     const from = this.account(tx.from!)!.id;
     add(h.transfers, from, -gasFee);
