@@ -161,6 +161,16 @@ describe('sandbox: ledger consensus node with the real SDK', () => {
     expect(account.balance.balance - since).to.equal(history.balances[0].balance);
   });
 
+  it('files a contract result with the signed call data and gas limit for a transaction the EVM never ran', async () => {
+    // A zero gas price with no gas allowance: INSUFFICIENT_TX_FEE before execution (the official relay's paymaster case).
+    const data = '0xabcdef01';
+    const raw = await wallet.signTransaction({ type: 2, chainId: CHAIN_ID, nonce, gasLimit: 50_000, maxFeePerGas: 0, maxPriorityFeePerGas: 0, to: sandbox.accounts[1].address, data });
+    const response = await new EthereumTransaction().setEthereumData(Buffer.from(raw.slice(2), 'hex')).setMaxGasAllowanceHbar(new Hbar(0)).execute(client);
+    expect(await statusOf(response.getReceipt(client))).to.equal('ReceiptStatusError:INSUFFICIENT_TX_FEE');
+    const result = (await (await fetch(`${sandbox.mirrorUrl}/api/v1/contracts/results/${Transaction.from(raw).hash}`)).json()) as Record<string, unknown>;
+    expect(result).to.include({ result: 'INSUFFICIENT_TX_FEE', function_parameters: data, call_result: '0x', gas_limit: 50_000, gas_used: 0 });
+  });
+
   it('answers INSUFFICIENT_PAYER_BALANCE when the payer cannot pay the fee', async () => {
     const poor = sandbox.accounts[9];
     await sandbox.chain.evm.request({ method: 'hardhat_setBalance', params: [poor.address, '0x0'] });

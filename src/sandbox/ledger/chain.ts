@@ -730,6 +730,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
       const tx = h.eth ?? item.tx;
       record.ethHash = tx.hash!;
       record.evmExecuted = h.evmExecuted === true;
+      if (!record.evmExecuted) record.signedCall = { callData: tx.data, gasLimit: Number(tx.gasLimit) };
       if (h.contractId) record.contractId = h.contractId;
     }
     if (h.contractRun && (item.name === 'CONTRACTCALL' || item.name === 'CONTRACTCREATEINSTANCE')) {

@@ -77,6 +77,11 @@ export interface LedgerTransaction {
    * WRONG_CHAIN_ID, INSUFFICIENT_PAYER_BALANCE, ...): then the EVM does not know `ethHash`.
    */
   evmExecuted?: boolean;
+  /**
+   * For an ETHEREUMTRANSACTION the EVM never saw: the signed call data (0x hex, a file's contents included) and gas
+   * limit, which the mirror node's default contract result for it still shows.
+   */
+  signedCall?: { callData: string; gasLimit: number };
   /** For ETHEREUMTRANSACTION: the contract called or created, `0.0.<num>`, if any. */
   contractId?: string;
   /** For FILECREATE/FILEAPPEND: the file. */

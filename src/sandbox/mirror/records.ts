@@ -351,9 +351,12 @@ export class EthRecords {
       error_message: succeeded ? null : failureMessage(tx, output),
       // The real node names the sender and the contract by entity: their long-zero addresses, not their EVM ones.
       from: sender ? longZeroAddress(sender.num) : (etx?.from.toLowerCase() ?? null),
-      function_parameters: hapi ? hapi.functionParameters : (etx?.input ?? null),
+      // A transaction the EVM never ran still shows its signed call data and gas limit, never null: the real node
+      // files a default result for it (importer ContractResultServiceImpl.addDefaultEthereumTransactionContractResult),
+      // and the official relay reads function_parameters.substring(...) when it builds the receipt.
+      function_parameters: hapi ? hapi.functionParameters : (etx?.input ?? tx.signedCall?.callData ?? '0x'),
       gas_consumed: hapi ? hapi.gasUsed : receipt ? hexNumber(receipt.gasUsed) : null,
-      gas_limit: hapi ? hapi.gasLimit : etx ? hexNumber(etx.gas) : 0,
+      gas_limit: hapi ? hapi.gasLimit : etx ? hexNumber(etx.gas) : (tx.signedCall?.gasLimit ?? 0),
       gas_used: hapi ? hapi.gasUsed : receipt ? hexNumber(receipt.gasUsed) : 0,
       hash,
       timestamp: tx.consensusTimestamp,
