@@ -171,6 +171,20 @@ describe('sandbox: ledger consensus node with the real SDK', () => {
     expect(result).to.include({ result: 'INSUFFICIENT_TX_FEE', function_parameters: data, call_result: '0x', gas_limit: 50_000, gas_used: 0 });
   });
 
+  it('prefunds the local node\'s published accounts after its own and the relay operator, which keep their ids', async () => {
+    expect(sandbox.accounts.map((a) => a.accountId)).to.deep.equal(Array.from({ length: 10 }, (_, i) => `0.0.${1001 + i}`));
+    expect(sandbox.operator.accountId).to.equal('0.0.1011');
+    expect(sandbox.localNodeAccounts.map((a) => a.accountId)).to.deep.equal(['0.0.1012', '0.0.1013', '0.0.1014']);
+    // The official relay's conformity suites send from this one (localNodeAccountPrivateKey).
+    const conformity = sandbox.localNodeAccounts.find((a) => a.address === '0xc37f417fa09933335240fca72dd257bfbde9c275')!;
+    expect(conformity.privateKey).to.equal('0x6e9d61a325be3f6675cf8b7676c70e4a004d2308e3e182370a41f5653d52c6bd');
+    const account = (await (await fetch(`${sandbox.mirrorUrl}/api/v1/accounts/${conformity.address}`)).json()) as any;
+    expect(account).to.include({ account: conformity.accountId, evm_address: conformity.address });
+    expect(account.balance.balance).to.equal(10_000 * 100_000_000);
+    const raw = await new Wallet(conformity.privateKey).signTransaction({ type: 2, chainId: CHAIN_ID, nonce: 0, gasLimit: 21_000, maxFeePerGas: GAS_PRICE, to: sandbox.accounts[1].address, value: 10n ** 10n });
+    expect((await (await ethereumTransaction(raw).execute(client)).getReceipt(client)).status).to.equal(Status.Success);
+  });
+
   it('answers INSUFFICIENT_PAYER_BALANCE when the payer cannot pay the fee', async () => {
     const poor = sandbox.accounts[9];
     await sandbox.chain.evm.request({ method: 'hardhat_setBalance', params: [poor.address, '0x0'] });

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { PrivateKey, PublicKey } from '@hashgraph/sdk';
 import { SigningKey, type Transaction } from 'ethers';
-import { PREFUNDED_WEIBAR, RELAY_OPERATOR_ED25519_KEY, TREASURY_ED25519_KEY, sandboxAccounts } from '../accounts.js';
+import { PREFUNDED_WEIBAR, RELAY_OPERATOR_ED25519_KEY, TREASURY_ED25519_KEY, localNodeAccounts, sandboxAccounts, type SandboxAccount } from '../accounts.js';
 import { EvmNode, EvmRpcError } from '../evm.js';
 import { childHash, hollowCompletion, isAliasRef, isHollow, resolveAliases, type AccountBook, type ChildRecord } from './aliases.js';
 import { initcodeOf, settleContractRun, startContractRun, topFrame, type ContractRun, type ContractWork } from './contracts.js';
@@ -189,22 +189,24 @@ export class LedgerChain extends EventEmitter implements LedgerView {
   }
 
   static async create(opts: LedgerChainOptions): Promise<LedgerChain> {
-    const prefunded = sandboxAccounts();
+    const own = sandboxAccounts();
+    const localNode = localNodeAccounts();
     const evm = await EvmNode.start({
       chainId: opts.chainId,
       automine: false,
-      accounts: prefunded.map((a) => ({ privateKey: a.privateKey, balance: PREFUNDED_WEIBAR })),
+      accounts: [...own, ...localNode].map((a) => ({ privateKey: a.privateKey, balance: PREFUNDED_WEIBAR })),
       // A record file holds whatever arrived in its interval: room for a hundred transactions at the ledger's gas cap.
       blockGasLimit: 100n * MAX_GAS_PER_TRANSACTION,
       balances: [{ address: longZeroAddress(entityNum(TREASURY_ACCOUNT)!), balance: TREASURY_WEIBAR }],
     });
     const chain = new LedgerChain(opts.chainId, evm, opts);
     await chain.#system.install();
-    await chain.#genesis(prefunded);
+    await chain.#genesis(own, localNode);
     return chain;
   }
 
-  async #genesis(prefunded: Array<{ address: string; privateKey: string }>): Promise<void> {
+  /** The local node's accounts are numbered last, so the sandbox's own accounts and the relay operator keep their ids. */
+  async #genesis(own: SandboxAccount[], localNode: SandboxAccount[]): Promise<void> {
     const ns = this.#clock.next();
     const created = timestampString(ns);
     this.#register({ num: entityNum(TREASURY_ACCOUNT), key: this.superuser.privateKey.publicKey, created });
@@ -212,12 +214,13 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     // The local node's system accounts share the genesis key, as the system admin does the treasury's here.
     this.#register({ num: entityNum(SYSTEM_ADMIN_ACCOUNT), key: this.superuser.privateKey.publicKey, created });
     this.#register({ num: entityNum(FEE_COLLECTOR_ACCOUNT), created });
-    for (const a of prefunded) {
+    const registerPrefunded = (a: SandboxAccount) =>
       this.#register({ evmAddress: a.address, key: PrivateKey.fromStringECDSA(a.privateKey).publicKey, created });
-    }
+    own.forEach(registerPrefunded);
     const relayOperator = this.#register({ key: this.#operator.privateKey.publicKey, created });
     await this.#setBalance(relayOperator.evmAddress, RELAY_OPERATOR_WEIBAR);
     this.#operator.accountId = relayOperator.id;
+    localNode.forEach(registerPrefunded);
     const genesis = (await this.evm.request({ method: 'eth_getBlockByNumber', params: ['0x0', false] })) as EvmBlock;
     this.#recordBlock(genesis, ns, ns, []);
     if (this.blockIntervalMs > 0) {
