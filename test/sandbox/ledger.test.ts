@@ -131,6 +131,9 @@ describe('sandbox: ledger consensus node with the real SDK', () => {
       gas_used: 300_000,
       status: '0x0',
     });
+    // Its action carries the halt reason too, as the consensus node's ActionStack records it.
+    const { actions } = (await (await fetch(`${sandbox.mirrorUrl}/api/v1/contracts/results/${Transaction.from(underflow).hash}/actions`)).json()) as any;
+    expect(actions[0]).to.include({ result_data_type: 'ERROR', result_data: `0x${Buffer.from('INSUFFICIENT_STACK_ITEMS').toString('hex')}` });
     // 0xfe, the designated invalid opcode.
     const invalid = await sign({ data: '0xfe', gasLimit: 100_000 });
     await statusOf((await ethereumTransaction(invalid).execute(client)).getReceipt(client));
