@@ -1,4 +1,4 @@
-import { HDNodeWallet, Mnemonic, keccak256, toUtf8Bytes } from 'ethers';
+import { HDNodeWallet, Mnemonic, Wallet, keccak256, toUtf8Bytes } from 'ethers';
 
 /** The well-known development mnemonic (Hardhat, Anvil): every tool already knows its accounts. */
 export const SANDBOX_MNEMONIC = 'test test test test test test test test test test test junk';
@@ -24,6 +24,26 @@ export function sandboxAccounts(count = 10): SandboxAccount[] {
     });
   }
   return derived.slice(0, count);
+}
+
+/**
+ * ECDSA accounts the Hiero local node prefunds, whose keys the official relay's repository publishes and its tools and
+ * acceptance suites sign with: tests/server/localAcceptance.env (OPERATOR_KEY_MAIN), tools/*-example/.env.example
+ * (RECEIVER_PRIVATE_KEY) and tests/server/acceptance/data/conformity/utils/constants.ts (localNodeAccountPrivateKey,
+ * the conformity suites' sender 0xc37f417f…). Public test keys, like the mnemonic's.
+ */
+const LOCAL_NODE_PRIVATE_KEYS = [
+  '0x105d050185ccb907fba04dd92d8de9e32c18305e097ab41dadda21489a211524',
+  '0x2e1d968b041d84dd120a5860cee60cd83f9374ef527ca86996317ada3d0d03e7',
+  '0x6e9d61a325be3f6675cf8b7676c70e4a004d2308e3e182370a41f5653d52c6bd',
+];
+
+/**
+ * The local node's published accounts, prefunded like the sandbox's own. They come after the mnemonic's accounts and the relay
+ * operator, so those keep their account ids; the local node's own ids for them (0.0.1002, ...) are not reproduced.
+ */
+export function localNodeAccounts(): SandboxAccount[] {
+  return LOCAL_NODE_PRIVATE_KEYS.map((privateKey) => ({ address: new Wallet(privateKey).address.toLowerCase(), privateKey }));
 }
 
 /**

@@ -43,5 +43,14 @@ export function sandboxBanner(sandbox: LedgerSandbox): string {
     lines.push(`Private Key: ${a.privateKey}`);
     lines.push('');
   });
+  lines.push(
+    "Hiero local node accounts (the keys the official relay's examples and suites use; the sandbox's account ids)",
+    '',
+  );
+  for (const a of sandbox.localNodeAccounts) {
+    lines.push(`${a.address} (${a.accountId}, prefunded with ${PREFUNDED_WEIBAR / HBAR_WEIBAR} HBAR)`);
+    lines.push(`Private Key: ${a.privateKey}`);
+    lines.push('');
+  }
   return lines.join('\n');
 }

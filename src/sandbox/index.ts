@@ -2,7 +2,7 @@
  * The ledger sandbox: one in-process ledger (EVM-backed chain, consensus node over gRPC, mirror-node REST and GraphQL
  * stand-ins over the same records) on loopback ports.
  */
-import { sandboxAccounts } from './accounts.js';
+import { localNodeAccounts, sandboxAccounts } from './accounts.js';
 import type { SandboxPorts } from './cliSettings.js';
 import { startLedgerGraphql } from './graphql/ledger.js';
 import { buildLedgerHistory, type LedgerHistory } from './history/ledger.js';
@@ -24,6 +24,8 @@ export interface LedgerSandbox {
   history?: LedgerHistory;
   /** The prefunded ECDSA accounts (10,000 HBAR each). */
   accounts: Array<{ address: string; privateKey: string; accountId: string }>;
+  /** The Hiero local node's published ECDSA accounts (accounts.ts), prefunded the same, with the sandbox's ids. */
+  localNodeAccounts: Array<{ address: string; privateKey: string; accountId: string }>;
   close(): Promise<void>;
 }
 
@@ -66,6 +68,7 @@ export async function startLedgerSandbox(opts: {
       superuser: { accountId: chain.superuser.accountId, privateKey: chain.superuser.privateKey.toStringDer() },
       history,
       accounts: sandboxAccounts().map((a) => ({ ...a, accountId: chain.account(a.address)!.id })),
+      localNodeAccounts: localNodeAccounts().map((a) => ({ ...a, accountId: chain.account(a.address)!.id })),
       close,
     };
   } catch (err) {

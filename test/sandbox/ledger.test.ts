@@ -117,6 +117,77 @@ describe('sandbox: ledger consensus node with the real SDK', () => {
     expect(sandbox.chain.transactionByEthHash(Transaction.from(raw).hash!)).to.include({ result: 'WRONG_NONCE', evmExecuted: false });
   });
 
+  it('reports an exceptional halt as CONTRACT_EXECUTION_EXCEPTION with the halt reason, and running out of gas as INSUFFICIENT_GAS', async () => {
+    const mirrorResult = async (hash: string) => (await (await fetch(`${sandbox.mirrorUrl}/api/v1/contracts/results/${hash}`)).json()) as Record<string, unknown>;
+    // ADD with an empty stack: the consensus node's INSUFFICIENT_STACK_ITEMS halt, all gas used.
+    const underflow = await sign({ data: '0x01121212', gasLimit: 300_000 });
+    const response = await ethereumTransaction(underflow).execute(client);
+    expect(await statusOf(response.getReceipt(client))).to.equal('ReceiptStatusError:CONTRACT_EXECUTION_EXCEPTION');
+    const record = await new TransactionRecordQuery().setTransactionId(response.transactionId).setValidateReceiptStatus(false).execute(client);
+    expect(record.contractFunctionResult?.errorMessage).to.equal('INSUFFICIENT_STACK_ITEMS');
+    expect(await mirrorResult(Transaction.from(underflow).hash!)).to.include({
+      result: 'CONTRACT_EXECUTION_EXCEPTION',
+      error_message: 'INSUFFICIENT_STACK_ITEMS',
+      gas_used: 300_000,
+      status: '0x0',
+    });
+    // Its action carries the halt reason too, as the consensus node's ActionStack records it.
+    const { actions } = (await (await fetch(`${sandbox.mirrorUrl}/api/v1/contracts/results/${Transaction.from(underflow).hash}/actions`)).json()) as any;
+    expect(actions[0]).to.include({ result_data_type: 'ERROR', result_data: `0x${Buffer.from('INSUFFICIENT_STACK_ITEMS').toString('hex')}` });
+    // 0xfe, the designated invalid opcode.
+    const invalid = await sign({ data: '0xfe', gasLimit: 100_000 });
+    await statusOf((await ethereumTransaction(invalid).execute(client)).getReceipt(client));
+    expect(await mirrorResult(Transaction.from(invalid).hash!)).to.include({ result: 'CONTRACT_EXECUTION_EXCEPTION', error_message: 'INVALID_OPERATION' });
+    // JUMPDEST; JUMP(0) forever.
+    const loop = await sign({ data: '0x5b600056', gasLimit: 100_000 });
+    expect(await statusOf((await ethereumTransaction(loop).execute(client)).getReceipt(client))).to.equal('ReceiptStatusError:INSUFFICIENT_GAS');
+    expect(await mirrorResult(Transaction.from(loop).hash!)).to.include({ result: 'INSUFFICIENT_GAS', error_message: 'INSUFFICIENT_GAS', gas_used: 100_000 });
+  });
+
+  it('charges gas in whole tinybars, so a balance rolled back through the record transfers matches the balance history', async () => {
+    const payer = sandbox.accounts[4];
+    const mirror = async (path: string) => (await (await fetch(`${sandbox.mirrorUrl}${path}`)).json()) as any;
+    const before = (await mirror(`/api/v1/blocks?limit=1&order=desc`)).blocks[0].timestamp.to as string;
+    // An EIP-1559 price a weibar above the network's: the EVM takes gas × price in exact weibar, not whole tinybars.
+    const price = GAS_PRICE + 1n;
+    const raw = await new Wallet(payer.privateKey).signTransaction({ type: 2, chainId: CHAIN_ID, nonce: 0, gasLimit: 21_000, maxFeePerGas: price, maxPriorityFeePerGas: price, to: sandbox.accounts[5].address, value: 10n ** 10n });
+    expect((await (await ethereumTransaction(raw).execute(client)).getReceipt(client)).status).to.equal(Status.Success);
+    const weibar = BigInt((await sandbox.chain.evm.request({ method: 'eth_getBalance', params: [payer.address, 'latest'] })) as string);
+    expect(weibar % 10_000_000_000n).to.equal(0n);
+    // The official relay's eth_getBalance at a recent block: today's balance less the transfers since.
+    const account = await mirror(`/api/v1/accounts/${payer.accountId}?transactions=true`);
+    const since = account.transactions
+      .filter((t: any) => t.consensus_timestamp > before)
+      .flatMap((t: any) => t.transfers.filter((m: any) => m.account === payer.accountId))
+      .reduce((sum: number, m: any) => sum + m.amount, 0);
+    const history = await mirror(`/api/v1/balances?account.id=${payer.accountId}&timestamp=${before}`);
+    expect(account.balance.balance - since).to.equal(history.balances[0].balance);
+  });
+
+  it('files a contract result with the signed call data and gas limit for a transaction the EVM never ran', async () => {
+    // A zero gas price with no gas allowance: INSUFFICIENT_TX_FEE before execution (the official relay's paymaster case).
+    const data = '0xabcdef01';
+    const raw = await wallet.signTransaction({ type: 2, chainId: CHAIN_ID, nonce, gasLimit: 50_000, maxFeePerGas: 0, maxPriorityFeePerGas: 0, to: sandbox.accounts[1].address, data });
+    const response = await new EthereumTransaction().setEthereumData(Buffer.from(raw.slice(2), 'hex')).setMaxGasAllowanceHbar(new Hbar(0)).execute(client);
+    expect(await statusOf(response.getReceipt(client))).to.equal('ReceiptStatusError:INSUFFICIENT_TX_FEE');
+    const result = (await (await fetch(`${sandbox.mirrorUrl}/api/v1/contracts/results/${Transaction.from(raw).hash}`)).json()) as Record<string, unknown>;
+    expect(result).to.include({ result: 'INSUFFICIENT_TX_FEE', function_parameters: data, call_result: '0x', gas_limit: 50_000, gas_used: 0 });
+  });
+
+  it('prefunds the local node\'s published accounts after its own and the relay operator, which keep their ids', async () => {
+    expect(sandbox.accounts.map((a) => a.accountId)).to.deep.equal(Array.from({ length: 10 }, (_, i) => `0.0.${1001 + i}`));
+    expect(sandbox.operator.accountId).to.equal('0.0.1011');
+    expect(sandbox.localNodeAccounts.map((a) => a.accountId)).to.deep.equal(['0.0.1012', '0.0.1013', '0.0.1014']);
+    // The official relay's conformity suites send from this one (localNodeAccountPrivateKey).
+    const conformity = sandbox.localNodeAccounts.find((a) => a.address === '0xc37f417fa09933335240fca72dd257bfbde9c275')!;
+    expect(conformity.privateKey).to.equal('0x6e9d61a325be3f6675cf8b7676c70e4a004d2308e3e182370a41f5653d52c6bd');
+    const account = (await (await fetch(`${sandbox.mirrorUrl}/api/v1/accounts/${conformity.address}`)).json()) as any;
+    expect(account).to.include({ account: conformity.accountId, evm_address: conformity.address });
+    expect(account.balance.balance).to.equal(10_000 * 100_000_000);
+    const raw = await new Wallet(conformity.privateKey).signTransaction({ type: 2, chainId: CHAIN_ID, nonce: 0, gasLimit: 21_000, maxFeePerGas: GAS_PRICE, to: sandbox.accounts[1].address, value: 10n ** 10n });
+    expect((await (await ethereumTransaction(raw).execute(client)).getReceipt(client)).status).to.equal(Status.Success);
+  });
+
   it('answers INSUFFICIENT_PAYER_BALANCE when the payer cannot pay the fee', async () => {
     const poor = sandbox.accounts[9];
     await sandbox.chain.evm.request({ method: 'hardhat_setBalance', params: [poor.address, '0x0'] });

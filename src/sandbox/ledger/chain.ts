@@ -11,10 +11,11 @@ import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { PrivateKey, PublicKey } from '@hashgraph/sdk';
 import { SigningKey, type Transaction } from 'ethers';
-import { PREFUNDED_WEIBAR, RELAY_OPERATOR_ED25519_KEY, TREASURY_ED25519_KEY, sandboxAccounts } from '../accounts.js';
+import { PREFUNDED_WEIBAR, RELAY_OPERATOR_ED25519_KEY, TREASURY_ED25519_KEY, localNodeAccounts, sandboxAccounts, type SandboxAccount } from '../accounts.js';
 import { EvmNode, EvmRpcError } from '../evm.js';
 import { childHash, hollowCompletion, isAliasRef, isHollow, resolveAliases, type AccountBook, type ChildRecord } from './aliases.js';
-import { initcodeOf, settleContractRun, startContractRun, type ContractRun, type ContractWork } from './contracts.js';
+import { initcodeOf, settleContractRun, startContractRun, topFrame, type ContractRun, type ContractWork } from './contracts.js';
+import { failedExecution } from './haltReasons.js';
 import { decodeSigned, withCallData } from './ethereum.js';
 import { FileStore } from './files.js';
 import { JUMBO_MAX_CALL_DATA_BYTES } from './sizeLimits.js';
@@ -126,6 +127,8 @@ interface Handled {
   /** A consensus-node contract call or creation sent into the EVM. */
   contractRun?: ContractRun;
   contractGasUsed?: bigint;
+  /** An EVM execution's exceptional halt, by the consensus node's name for it. */
+  haltReason?: string;
 }
 
 export interface Receipt {
@@ -186,22 +189,24 @@ export class LedgerChain extends EventEmitter implements LedgerView {
   }
 
   static async create(opts: LedgerChainOptions): Promise<LedgerChain> {
-    const prefunded = sandboxAccounts();
+    const own = sandboxAccounts();
+    const localNode = localNodeAccounts();
     const evm = await EvmNode.start({
       chainId: opts.chainId,
       automine: false,
-      accounts: prefunded.map((a) => ({ privateKey: a.privateKey, balance: PREFUNDED_WEIBAR })),
+      accounts: [...own, ...localNode].map((a) => ({ privateKey: a.privateKey, balance: PREFUNDED_WEIBAR })),
       // A record file holds whatever arrived in its interval: room for a hundred transactions at the ledger's gas cap.
       blockGasLimit: 100n * MAX_GAS_PER_TRANSACTION,
       balances: [{ address: longZeroAddress(entityNum(TREASURY_ACCOUNT)!), balance: TREASURY_WEIBAR }],
     });
     const chain = new LedgerChain(opts.chainId, evm, opts);
     await chain.#system.install();
-    await chain.#genesis(prefunded);
+    await chain.#genesis(own, localNode);
     return chain;
   }
 
-  async #genesis(prefunded: Array<{ address: string; privateKey: string }>): Promise<void> {
+  /** The local node's accounts are numbered last, so the sandbox's own accounts and the relay operator keep their ids. */
+  async #genesis(own: SandboxAccount[], localNode: SandboxAccount[]): Promise<void> {
     const ns = this.#clock.next();
     const created = timestampString(ns);
     this.#register({ num: entityNum(TREASURY_ACCOUNT), key: this.superuser.privateKey.publicKey, created });
@@ -209,12 +214,13 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     // The local node's system accounts share the genesis key, as the system admin does the treasury's here.
     this.#register({ num: entityNum(SYSTEM_ADMIN_ACCOUNT), key: this.superuser.privateKey.publicKey, created });
     this.#register({ num: entityNum(FEE_COLLECTOR_ACCOUNT), created });
-    for (const a of prefunded) {
+    const registerPrefunded = (a: SandboxAccount) =>
       this.#register({ evmAddress: a.address, key: PrivateKey.fromStringECDSA(a.privateKey).publicKey, created });
-    }
+    own.forEach(registerPrefunded);
     const relayOperator = this.#register({ key: this.#operator.privateKey.publicKey, created });
     await this.#setBalance(relayOperator.evmAddress, RELAY_OPERATOR_WEIBAR);
     this.#operator.accountId = relayOperator.id;
+    localNode.forEach(registerPrefunded);
     const genesis = (await this.evm.request({ method: 'eth_getBlockByNumber', params: ['0x0', false] })) as EvmBlock;
     this.#recordBlock(genesis, ns, ns, []);
     if (this.blockIntervalMs > 0) {
@@ -639,6 +645,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     const run = h.contractRun!;
     const outcome = await settleContractRun(this.evm, run, item.gas);
     h.result = outcome.result;
+    h.haltReason = outcome.haltReason;
     h.contractGasUsed = outcome.gasUsed;
     const payer = this.#byId.get(item.payer)!;
     // The EVM took the gas it counted; what the network counts beyond that (a creation's own costs) is taken here.
@@ -672,7 +679,14 @@ export class LedgerChain extends EventEmitter implements LedgerView {
       return;
     }
     const gasUsed = BigInt(receipt.gasUsed);
-    const gasFee = (gasUsed * BigInt(receipt.effectiveGasPrice)) / WEIBAR_PER_TINYBAR;
+    const gasWeibar = gasUsed * BigInt(receipt.effectiveGasPrice);
+    const gasFee = gasWeibar / WEIBAR_PER_TINYBAR;
+    // The ledger keeps whole tinybars and charges the fee its record shows; the EVM took the exact weibar (an EIP-1559
+    // price is rarely a whole number of tinybars), so the part below a tinybar goes back to the sender. Else the
+    // balance drifts below what the record transfers add up to, and a balance rolled back through them (the relay's
+    // eth_getBalance at a recent block) can come out negative.
+    const subTinybar = gasWeibar % WEIBAR_PER_TINYBAR;
+    if (subTinybar > 0n) await this.#setBalance(tx.from!, (await this.#weibar(tx.from!)) + subTinybar);
     h.feeTinybar += gasFee;
     const from = this.account(tx.from!)!.id;
     add(h.transfers, from, -gasFee);
@@ -685,7 +699,9 @@ export class LedgerChain extends EventEmitter implements LedgerView {
         add(h.transfers, this.account(tx.to)!.id, value);
       }
     } else {
-      h.result = gasUsed === tx.gasLimit ? 'INSUFFICIENT_GAS' : 'CONTRACT_REVERT_EXECUTED';
+      const failure = failedExecution((await topFrame(this.evm, tx.hash!))?.error);
+      h.result = failure.status;
+      h.haltReason = failure.haltReason;
     }
     if (receipt.contractAddress) h.contractId = this.#seen(receipt.contractAddress, true).id;
     else if (tx.to && (await this.#markIfContract(tx.to))) h.contractId = this.account(tx.to)!.id;
@@ -707,6 +723,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
       hash: item.hash,
     };
     if (h.fileId) record.fileId = h.fileId;
+    if (h.haltReason) record.haltReason = h.haltReason;
     if (h.entityId) record.entityId = h.entityId;
     if (h.tokenTransfers) {
       record.tokenTransfers = h.tokenTransfers.map((t) => ({ token: t.token, account: t.account, amount: Number(t.amount), ...(t.isApproval ? { isApproval: true } : {}) }));
@@ -716,6 +733,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
       const tx = h.eth ?? item.tx;
       record.ethHash = tx.hash!;
       record.evmExecuted = h.evmExecuted === true;
+      if (!record.evmExecuted) record.signedCall = { callData: tx.data, gasLimit: Number(tx.gasLimit) };
       if (h.contractId) record.contractId = h.contractId;
     }
     if (h.contractRun && (item.name === 'CONTRACTCALL' || item.name === 'CONTRACTCREATEINSTANCE')) {

@@ -13,6 +13,7 @@
  */
 import { proto } from '@hashgraph/proto';
 import type { EvmRequester, LedgerTransaction } from './view.js';
+import { failedExecution, failureMessage } from './haltReasons.js';
 import { accountIdProto, contractIdProto, idOf, int64, toBigInt } from './hapi.js';
 
 export const CONTRACT_METHODS: Record<string, string> = {
@@ -114,7 +115,10 @@ export async function startContractRun(
 }
 
 export interface ContractOutcome {
-  result: 'SUCCESS' | 'CONTRACT_REVERT_EXECUTED' | 'INSUFFICIENT_GAS';
+  /** SUCCESS, or the status of the revert or halt. */
+  result: string;
+  /** For an exceptional halt: the consensus node's halt reason (the record's error message). */
+  haltReason?: string;
   /** Gas as the network counts it (for a creation, with CREATE's own costs). */
   gasUsed: bigint;
   /** Gas the EVM already took from the payer. */
@@ -127,19 +131,29 @@ export async function settleContractRun(evm: EvmRequester, run: ContractRun, gas
   const evmGasUsed = BigInt(receipt.gasUsed);
   let gasUsed = evmGasUsed;
   let ok = receipt.status === '0x1';
+  const frame = run.creation || !ok ? await topFrame(evm, run.evmHash) : undefined;
+  let evmError = frame?.error;
   if (run.creation) {
-    const frame = (await evm.request({ method: 'debug_traceTransaction', params: [run.evmHash, { tracer: 'callTracer' }] })) as { output?: string };
-    const runtime = Buffer.from((frame.output ?? '0x').slice(2), 'hex');
+    const runtime = Buffer.from((frame?.output ?? '0x').slice(2), 'hex');
     // The call paid 21,000 and the empty calldata; a creation pays 53,000, its init code's calldata and the deposit.
     gasUsed += 32_000n + calldataGas(run.creation.initcode) + 200n * BigInt(runtime.length);
     if (gasUsed > gasLimit) {
       ok = false;
       gasUsed = gasLimit;
+      evmError ??= 'out of gas';
     }
     await evm.request({ method: 'hardhat_setCode', params: [run.creation.address, ok ? hex(runtime) : '0x'] });
   }
-  const result = ok ? 'SUCCESS' : gasUsed >= gasLimit ? 'INSUFFICIENT_GAS' : 'CONTRACT_REVERT_EXECUTED';
-  return { result, gasUsed, evmGasUsed };
+  if (ok) return { result: 'SUCCESS', gasUsed, evmGasUsed };
+  const { status, haltReason } = failedExecution(evmError);
+  return { result: status, ...(haltReason ? { haltReason } : {}), gasUsed, evmGasUsed };
+}
+
+/** The top call frame of a mined execution: its output, and why it failed (the EVM's words), if it did. */
+export async function topFrame(evm: EvmRequester, evmHash: string): Promise<{ output?: string; error?: string } | undefined> {
+  return ((await evm.request({ method: 'debug_traceTransaction', params: [evmHash, { tracer: 'callTracer' }] })) ?? undefined) as
+    | { output?: string; error?: string }
+    | undefined;
 }
 
 interface EvmLog {
@@ -180,7 +194,7 @@ export async function functionResult(
       return { ...(emitter ? { contractID: contractIdProto(emitter.id) } : {}), bloom: new Uint8Array(), topic: log.topics.map(bytes), data: bytes(log.data) };
     }),
   };
-  if (!succeeded) result.errorMessage = output !== '0x' ? output : tx.result;
+  if (!succeeded) result.errorMessage = failureMessage(tx, output);
   if (contract) result.contractID = contractIdProto(contract.id);
   if (contract && tx.name === 'CONTRACTCREATEINSTANCE' && succeeded) {
     result.evmAddress = { value: bytes(contract.evmAddress) };

@@ -77,6 +77,11 @@ export interface LedgerTransaction {
    * WRONG_CHAIN_ID, INSUFFICIENT_PAYER_BALANCE, ...): then the EVM does not know `ethHash`.
    */
   evmExecuted?: boolean;
+  /**
+   * For an ETHEREUMTRANSACTION the EVM never saw: the signed call data (0x hex, a file's contents included) and gas
+   * limit, which the mirror node's default contract result for it still shows.
+   */
+  signedCall?: { callData: string; gasLimit: number };
   /** For ETHEREUMTRANSACTION: the contract called or created, `0.0.<num>`, if any. */
   contractId?: string;
   /** For FILECREATE/FILEAPPEND: the file. */
@@ -103,6 +108,11 @@ export interface LedgerTransaction {
    */
   evmHash?: string;
   /** For CONTRACTCALL and CONTRACTCREATEINSTANCE: what the HAPI body asked for (a creation's init code too) and the gas used. */
+  /**
+   * For a contract execution that halted exceptionally (not a revert): the halt reason's name, which the consensus node
+   * writes as the record's `ContractFunctionResult.errorMessage` (INSUFFICIENT_STACK_ITEMS, INVALID_OPERATION, ...).
+   */
+  haltReason?: string;
   contractCall?: { functionParameters: string; gasLimit: number; amountTinybar: number; gasUsed: number; initcode?: string };
 }
 

@@ -27,7 +27,7 @@ function blockBody(b: LedgerBlock) {
 
 export function blockRoutes(view: LedgerView): Route[] {
   const listRules = {
-    'block.number': { ops: RANGE_OPS, value: VALUE.integer },
+    'block.number': { ops: RANGE_OPS, value: VALUE.blockNumber },
     timestamp: { ops: RANGE_OPS, value: VALUE.timestamp },
   };
   return [

@@ -16,7 +16,7 @@ const HBAR_RULE = { ops: EQ, value: /^(true|false)$/i };
 const LIST_RULES = {
   from: { ops: EQ, value: /^(\d{1,10}\.\d{1,10}\.\d{1,10}|(0x)?[A-Fa-f0-9]{40})$/ },
   'block.hash': { ops: EQ, value: VALUE.hash32or48 },
-  'block.number': { ops: EQ, value: /^(\d{1,19}|0x[a-fA-F0-9]{1,16})$/ },
+  'block.number': { ops: EQ, value: VALUE.blockNumber },
   hbar: HBAR_RULE,
   // Child (internal) transactions do not occur on the sandbox, so the flag changes nothing.
   internal: { ops: EQ, value: VALUE.boolean },

@@ -40,6 +40,8 @@ export const EQ: readonly Op[] = ['eq'];
 export const VALUE = {
   timestamp: /^\d{1,10}(\.\d{1,9})?$/,
   integer: /^\d{1,19}$/,
+  /** The real node takes a block number in decimal or 0x hex (rest/utils.js: isPositiveLong || isHexPositiveInt). */
+  blockNumber: /^(\d{1,19}|0x[a-fA-F0-9]{1,16})$/,
   boolean: /^(true|false)$/,
   entityId: /^(\d{1,10}\.\d{1,10}\.)?\d{1,10}$/,
   hash32or48: /^(0x)?([0-9A-Fa-f]{64}|[0-9A-Fa-f]{96})$/,

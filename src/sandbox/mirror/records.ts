@@ -10,6 +10,7 @@
  * synthetic Transfer logs (syntheticLogs.ts) to the same listing and the same count.
  */
 import { getBytes, keccak256 } from 'ethers';
+import { failureMessage } from '../ledger/haltReasons.js';
 import { entityNum, longZeroAddress } from '../ledger/ids.js';
 import type { LedgerTransaction, LedgerView } from '../ledger/view.js';
 import { entityIdAt } from './entities.js';
@@ -347,12 +348,15 @@ export class EthRecords {
       contract_id: contractId,
       // A consensus-node creation ran as a call: the contract it created leads the list, as CREATE frames would.
       created_contract_ids: [...(hapiCreated && created ? [created] : []), ...createdAddresses(trace)].map(idOf).filter((id): id is string => id !== null),
-      error_message: succeeded ? null : output !== '0x' ? output : tx.result,
+      error_message: succeeded ? null : failureMessage(tx, output),
       // The real node names the sender and the contract by entity: their long-zero addresses, not their EVM ones.
       from: sender ? longZeroAddress(sender.num) : (etx?.from.toLowerCase() ?? null),
-      function_parameters: hapi ? hapi.functionParameters : (etx?.input ?? null),
+      // A transaction the EVM never ran still shows its signed call data and gas limit, never null: the real node
+      // files a default result for it (importer ContractResultServiceImpl.addDefaultEthereumTransactionContractResult),
+      // and the official relay reads function_parameters.substring(...) when it builds the receipt.
+      function_parameters: hapi ? hapi.functionParameters : (etx?.input ?? tx.signedCall?.callData ?? '0x'),
       gas_consumed: hapi ? hapi.gasUsed : receipt ? hexNumber(receipt.gasUsed) : null,
-      gas_limit: hapi ? hapi.gasLimit : etx ? hexNumber(etx.gas) : 0,
+      gas_limit: hapi ? hapi.gasLimit : etx ? hexNumber(etx.gas) : (tx.signedCall?.gasLimit ?? 0),
       gas_used: hapi ? hapi.gasUsed : receipt ? hexNumber(receipt.gasUsed) : 0,
       hash,
       timestamp: tx.consensusTimestamp,

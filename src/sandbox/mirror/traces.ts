@@ -4,6 +4,7 @@
  * opcodes its struct log (the mirror node re-executes the transaction for these, and so does the EVM here).
  * Callers and recipients are named by entity, as the real node names them: `0.0.N` and its long-zero address.
  */
+import { failedExecution } from '../ledger/haltReasons.js';
 import { longZeroAddress } from '../ledger/ids.js';
 import type { LedgerTransaction, LedgerView } from '../ledger/view.js';
 import { ethTransactionByIdOrHash } from './contractResults.js';
@@ -96,7 +97,8 @@ export function traceRoutes(view: LedgerView): Route[] {
     const visit = (frame: Frame, depth: number) => {
       const caller = view.account(frame.from);
       const recipient = frame.to ? view.account(frame.to) : undefined;
-      const reverted = frame.error !== undefined && /revert/i.test(frame.error);
+      // A halted frame's action carries the halt reason's name, as the consensus node's ActionStack records it.
+      const haltReason = frame.error === undefined ? undefined : failedExecution(frame.error).haltReason;
       rows.push({
         call_depth: depth,
         call_operation_type: OPERATIONS.has(frame.type) ? frame.type : 'UNKNOWN',
@@ -111,8 +113,8 @@ export function traceRoutes(view: LedgerView): Route[] {
         input: frame.input,
         recipient: recipient?.id ?? null,
         recipient_type: recipient ? (recipient.isContract || frame.type.startsWith('CREATE') ? 'CONTRACT' : 'ACCOUNT') : null,
-        result_data: frame.error === undefined || reverted ? (frame.output ?? '0x') : utf8Hex(frame.error),
-        result_data_type: frame.error === undefined ? 'OUTPUT' : reverted ? 'REVERT_REASON' : 'ERROR',
+        result_data: haltReason === undefined ? (frame.output ?? '0x') : utf8Hex(haltReason),
+        result_data_type: frame.error === undefined ? 'OUTPUT' : haltReason === undefined ? 'REVERT_REASON' : 'ERROR',
         timestamp: tx.consensusTimestamp,
         to: recipient ? longZeroAddress(recipient.num) : (frame.to?.toLowerCase() ?? null),
         value: tinybarNumber(frame.value),

@@ -41,6 +41,14 @@ describe('sandbox mirror node: blocks', function () {
     expect(byTime.body.blocks[0].number).to.equal(2);
   });
 
+  it('takes a 0x hex block.number as the real node does (the official relay\'s new-block filter sends one)', async () => {
+    const hex = await f.call('/api/v1/blocks?block.number=gt:0x1&order=asc');
+    expect(hex.status).to.equal(200);
+    expect(hex.body.blocks.map((b: any) => b.number)).to.deep.equal([2, 3]);
+    expect((await f.call('/api/v1/blocks?block.number=0x2')).body.blocks.map((b: any) => b.number)).to.deep.equal([2]);
+    expect((await f.call('/api/v1/blocks?block.number=gt:0xzz')).status).to.equal(400);
+  });
+
   it('finds a block by number, by 48-byte hash and by its 32-byte Ethereum prefix', async () => {
     const byNumber = await f.call('/api/v1/blocks/2');
     expect(byNumber.body.hash).to.equal(f.blocks.calls.hash);
