@@ -78,6 +78,8 @@ export const ERRORS = {
   UNSUPPORTED_METHOD: entry(200, -32601, 'BAD_REQUEST', 'Method {detail} not found'),
   METHOD_NOT_IN_BATCH: entry(200, -32007, 'BAD_REQUEST', 'Method {detail} is not permitted as part of batch requests'),
   UNSUPPORTED_SUBSCRIPTION: entry(200, -32601, 'BAD_REQUEST', 'Unsupported JSON-RPC method'),
+  // A method the official relay knows and refuses (its predefined.UNSUPPORTED_METHOD), unlike one it has never heard of.
+  REFUSED_METHOD: entry(200, -32601, 'BAD_REQUEST', 'Unsupported JSON-RPC method'),
   // The official relay's form of a params error (its predefined.INVALID_PARAMETER): the detail names the parameter.
   INVALID_PARAMETER: entry(200, -32602, 'BAD_USER_INPUT', 'Invalid parameter {detail}'),
   NOT_A_LOG_SOURCE: entry(200, -32602, 'BAD_USER_INPUT', 'Invalid parameter filters.address: {detail} is not a valid contract or token type or does not exists'),
