@@ -26,6 +26,8 @@ export const ERRORS = {
   INVALID_REQUEST: entry(200, -32600, 'BAD_REQUEST', 'Invalid Request'),
   EMPTY_BATCH: entry(200, -32600, 'BAD_REQUEST', 'Invalid Request: empty batch'),
   BATCH_TOO_LARGE: entry(200, -32600, 'BAD_REQUEST', 'Invalid Request: batch too large'),
+  // The official relay's words and code for the same refusal (its BATCH_REQUESTS_AMOUNT_MAX_EXCEEDED), on the ledger chain.
+  LEDGER_BATCH_TOO_LARGE: entry(200, -32203, 'BAD_REQUEST', 'Batch request amount {detail}'),
   METHOD_NOT_FOUND: entry(200, -32601, 'BAD_REQUEST', 'Method not found'),
   INVALID_PARAMS: entry(200, -32602, 'BAD_USER_INPUT', 'Invalid params'),
   INTERNAL: entry(500, -32603, 'INTERNAL_SERVER_ERROR', 'Internal error'),

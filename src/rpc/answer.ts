@@ -31,7 +31,10 @@ export interface RpcBackend {
 export async function answer(parsed: ParsedBody, backend: RpcBackend, ctx: CallContext): Promise<string | undefined> {
   const prefixed = (outcome: RpcOutcome): RpcOutcome =>
     ctx.errorPrefix && 'error' in outcome ? { error: { ...outcome.error, message: `${ctx.errorPrefix}${outcome.error.message}` } } : outcome;
-  if (parsed.kind === 'error') return serializeResponse('null', prefixed({ error: parsed.error }));
+  if (parsed.kind === 'error') {
+    const one = serializeResponse('null', prefixed({ error: parsed.error }));
+    return parsed.copies === undefined ? one : `[${Array<string>(parsed.copies).fill(one).join(',')}]`;
+  }
   const entries = parsed.kind === 'single' ? [parsed.entry] : parsed.entries;
   const calls: RpcCall[] = [];
   for (const e of entries) if ('call' in e) calls.push(e.call);

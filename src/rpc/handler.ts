@@ -24,7 +24,7 @@ export function createRpcHandler(opts: RpcHandlerOptions): ApiHandler {
     admission: {
       key: 'required',
       costOfBody(body, ctx) {
-        const parsed = parseBody(body.toString('utf8'), opts.maxBatch);
+        const parsed = parseBody(body.toString('utf8'), opts.maxBatch, ctx.route.network?.chain.kind === 'ledger' ? 'official' : 'default');
         ctx.priced = parsed;
         return callCount(parsed);
       },
