@@ -399,7 +399,7 @@ async function main() {
   // 3 and 5. Relay on the production mix against a counting mirror stub, cold then warm, against the official relay
   // on a stub of its own when it is built beside the project (warm runs in alternation); the gateway's memory.
   // BENCH_ONLY=relay runs just these, without the memory of `npm start`; BENCH_ONLY=memory adds it.
-  {
+  if (only !== 'limiter') {
     const mirror = await child('./stubServer.ts', ['mirror']);
     const gw = await gateway(ledgerChains(mirror.info.url));
     const url = `${gw.info.url}/hedera-testnet/rpc`;
@@ -517,7 +517,8 @@ async function main() {
     }
   }
 
-  // 4. Limiter: eth_chainId with limits off, in memory, and on Redis, three gateways measured in alternation.
+  // 4. Limiter: eth_chainId with limits off, in memory, and on Redis, three gateways measured in alternation, with the
+  // gateway's CPU per request (the machine may be busy, so throughput alone can mislead). BENCH_ONLY=limiter runs just this.
   {
     const bare = await constantServer('{"jsonrpc":"2.0","id":1,"result":"0x1"}');
     const gateways = await Promise.all((['off', 'memory', 'redis'] as const).map(async (name) => ({ name, gw: await gateway(evmChains(bare.info.url), name) })));
@@ -526,7 +527,7 @@ async function main() {
       return !gw.info.error;
     });
     const measured = await measureInterleaved(
-      usable.map(({ gw }) => ({ url: `${gw.info.url}/ethereum-sepolia/rpc`, headers: { 'x-api-key': gw.info.key! } })),
+      usable.map(({ gw }) => ({ url: `${gw.info.url}/ethereum-sepolia/rpc`, headers: { 'x-api-key': gw.info.key! }, processes: { gateway: gw.pid } })),
       [chainIdBody],
     );
     await Promise.all([...gateways.map(({ gw }) => gw.stop()), bare.stop()]);
@@ -534,12 +535,17 @@ async function main() {
     const off = figures.off;
     for (const [name, f] of Object.entries(figures)) {
       const perRequestUs = (1 / f.rps - 1 / off.rps) * 1e6;
-      row(`limiter: ${name}`, f, name === 'off' ? 'baseline' : `${fmt(f.rps / off.rps, 2)}x throughput, ${perRequestUs >= 0 ? '+' : ''}${fmt(perRequestUs, 1)} us per request`);
+      const cpu = `gateway CPU ${fmt(f.cpuUs?.gateway ?? 0, 1)} us per request`;
+      row(`limiter: ${name}`, f, name === 'off' ? `baseline; ${cpu}` : `${fmt(f.rps / off.rps, 2)}x throughput, ${perRequestUs >= 0 ? '+' : ''}${fmt(perRequestUs, 1)} us per request; ${cpu}`);
     }
     results.limiter = Object.fromEntries(Object.entries(figures).map(([k, f]) => [k, { ...f, throughputRatio: f.rps / off.rps }]));
   }
 
   printTable(rows);
+  if (only === 'limiter') {
+    writeResults({ ...readResults(), limiter: results.limiter });
+    return;
+  }
   printMemory(results.memory as Memory, results.startToReadyMs as number);
   const us = (ns: number) => `${fmt(ns / 1000, 2)} us`;
   console.log(

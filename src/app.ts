@@ -32,6 +32,7 @@ import { FilterService } from './live/filters.js';
 import { MemoryFilterStore, RedisFilterStore } from './live/filterStore.js';
 import { NetworkFeed } from './live/feed.js';
 import { backendCaller, rpcSource } from './live/source.js';
+import { SharedLive } from './live/sharedFollower.js';
 import { UpstreamHeads } from './live/upstreamHeads.js';
 import { registry, trackFilters } from './metrics.js';
 import { instrumentRelay } from './relay/instrument.js';
@@ -40,6 +41,7 @@ import type { RpcBackend } from './rpc/answer.js';
 import { EvmForwarder, logLimits } from './rpc/evmForwarder.js';
 import { MethodPolicy } from './rpc/methodPolicy.js';
 import { createRpcHandler } from './rpc/handler.js';
+import { ALWAYS_200, ledgerStatusRule } from './rpc/httpStatus.js';
 import { UpstreamPool } from './rpc/upstreamPool.js';
 import { publicUrls, type PublicUrls } from './publicUrls.js';
 import { startOnce } from './startOnce.js';
@@ -97,7 +99,8 @@ export async function startGateway(config: Config, opts: GatewayOptions = {}): P
     now: opts.now,
   });
   const untrackFilters = trackFilters(() => filters.size());
-  const backends = new Backends(config, upstreams, local, logger, filters, hbar);
+  const shared = config.limits.redisUrl ? await SharedLive.open(config.limits.redisUrl, config.live.leaseMs) : undefined;
+  const backends = new Backends(config, upstreams, local, logger, filters, hbar, shared);
   backends.checkConfiguredUpstreams(router.networks());
 
   const server = createPublicServer(config.server);
@@ -134,11 +137,14 @@ export async function startGateway(config: Config, opts: GatewayOptions = {}): P
     unflushed: (keyId: string) => limiter.unflushedUsage?.(keyId) ?? [],
     hbar: { budgets: hbar, networks: router.networks().filter((n) => n.chain.kind === 'ledger').map((n) => n.id) },
   };
+  const ledgerRule = ledgerStatusRule(config.relay);
   const handlers: Partial<Record<ApiKind, ApiHandler>> = {
     rpc: createRpcHandler({
       backendFor: (n) => backends.for(n),
       limiter,
       maxBatch: config.server.maxBatchSize,
+      statusRuleFor: (n) => (n.chain.kind === 'ledger' ? ledgerRule : ALWAYS_200),
+      errorPrefixFor: (n, requestId) => (n.chain.kind === 'ledger' && config.relay.requestIdInErrors ? `[Request ID: ${requestId}] ` : undefined),
       debugPlans: debugPlans(config.plans),
       sockets: {
         feedFor: (n) => backends.feed(n),
@@ -244,6 +250,7 @@ class Backends {
     private readonly logger: Logger,
     private readonly filters: FilterService,
     private readonly hbar: HbarBudgets,
+    private readonly shared: SharedLive | undefined,
   ) {}
 
   /** The network's one follower for eth_subscribe, reading the chain as its filters do. */
@@ -260,6 +267,7 @@ class Backends {
         logAddresses: relay && ((addresses) => relay.logAddresses(addresses)),
         pollMs: this.config.live.pollIntervalMs,
         heads: wsUpstreams.length > 0 ? new UpstreamHeads(wsUpstreams, this.config.server.upstreamTimeoutMs, this.logger) : undefined,
+        shared: this.shared?.network(network.id),
         logger: this.logger,
       });
     });
@@ -343,5 +351,6 @@ class Backends {
     for (const feed of this.feeds.values()) (await feed.catch(() => undefined))?.close();
     await Promise.all([...this.evm.values()].map((e) => e.pool.close()));
     await Promise.all([...this.relays.values()].map(async (r) => (await r.catch(() => undefined))?.close()));
+    await this.shared?.close();
   }
 }

@@ -27,7 +27,7 @@ export const ERRORS = {
   EMPTY_BATCH: entry(200, -32600, 'BAD_REQUEST', 'Invalid Request: empty batch'),
   BATCH_TOO_LARGE: entry(200, -32600, 'BAD_REQUEST', 'Invalid Request: batch too large'),
   // The official relay's words and code for the same refusal (its BATCH_REQUESTS_AMOUNT_MAX_EXCEEDED), on the ledger chain.
-  LEDGER_BATCH_TOO_LARGE: entry(200, -32203, 'BAD_REQUEST', 'Batch request amount {detail}'),
+  LEDGER_BATCH_TOO_LARGE: entry(200, -32203, 'BAD_REQUEST', 'Batch request amount {detail} exceeds max {detail}'),
   METHOD_NOT_FOUND: entry(200, -32601, 'BAD_REQUEST', 'Method not found'),
   INVALID_PARAMS: entry(200, -32602, 'BAD_USER_INPUT', 'Invalid params'),
   INTERNAL: entry(500, -32603, 'INTERNAL_SERVER_ERROR', 'Internal error'),
@@ -93,18 +93,21 @@ export const ERRORS = {
   LOG_RANGE_TOO_LARGE: entry(200, -32000, 'BAD_USER_INPUT', 'Exceeded maximum block range'),
   LOGS_TOO_LARGE: entry(200, -32005, 'BAD_USER_INPUT', 'Limit exceeded: this eth_getLogs answer is larger than the gateway returns; narrow the block range, addresses or topics'),
   LOGS_LIMITED: entry(200, -32005, 'BAD_USER_INPUT', 'Limit exceeded: this eth_getLogs call needs more mirror-node pages than one call may use; narrow the block range, addresses or topics'),
-  WRONG_CHAIN_ID: entry(200, -32000, 'BAD_USER_INPUT', 'Transaction signed for another chain'),
-  NONCE_TOO_LOW: entry(200, -32001, 'BAD_USER_INPUT', 'Nonce too low'),
-  NONCE_TOO_HIGH: entry(200, -32002, 'BAD_USER_INPUT', 'Nonce too high'),
-  GAS_PRICE_TOO_LOW: entry(200, -32009, 'BAD_USER_INPUT', 'Gas price below the network fee'),
-  GAS_LIMIT_TOO_HIGH: entry(200, -32005, 'BAD_USER_INPUT', 'Transaction gas limit exceeds the maximum'),
-  GAS_LIMIT_TOO_LOW: entry(200, -32003, 'BAD_USER_INPUT', 'Intrinsic gas exceeds gas limit'),
-  INSUFFICIENT_FUNDS: entry(200, -32000, 'BAD_USER_INPUT', 'Insufficient funds for gas * price + value'),
+  // The write path's refusals in the official relay's codes and words (its JsonRpcError `predefined`), which tools
+  // written for the ledger match on; each `{detail}` takes the next value.
+  WRONG_CHAIN_ID: entry(200, -32000, 'BAD_USER_INPUT', 'ChainId ({detail}) not supported. The correct chainId is {detail}'),
+  NONCE_TOO_LOW: entry(200, -32000, 'BAD_USER_INPUT', 'Nonce too low. Provided nonce: {detail}, current nonce: {detail}'),
+  NONCE_TOO_HIGH: entry(200, -32000, 'BAD_USER_INPUT', 'Nonce too high. Provided nonce: {detail}, current nonce: {detail}'),
+  GAS_PRICE_TOO_LOW: entry(200, -32009, 'BAD_USER_INPUT', "Gas price '{detail}' is below configured minimum gas price '{detail}'"),
+  GAS_LIMIT_TOO_HIGH: entry(200, -32005, 'BAD_USER_INPUT', "Transaction gas limit '{detail}' exceeds max gas per sec limit '{detail}'"),
+  GAS_LIMIT_TOO_LOW: entry(200, -32003, 'BAD_USER_INPUT', "Transaction gas limit provided '{detail}' is insufficient of intrinsic gas required '{detail}'"),
+  INSUFFICIENT_FUNDS: entry(200, -32000, 'BAD_USER_INPUT', 'Insufficient funds for transfer'),
   // The official relay's words (-32201 "Oversized data: ..."), which its clients match on.
   TRANSACTION_TOO_LARGE: entry(200, -32201, 'BAD_USER_INPUT', 'Oversized data'),
   CALL_DATA_TOO_LARGE: entry(200, -32201, 'BAD_USER_INPUT', 'Oversized data'),
   INITCODE_TOO_LARGE: entry(200, -32201, 'BAD_USER_INPUT', 'Oversized data'),
-  UNKNOWN_SENDER: entry(200, -32001, 'BAD_USER_INPUT', 'Sender account not found on the network'),
+  UNKNOWN_SENDER: entry(200, -32001, 'BAD_USER_INPUT', "Requested resource not found. address '{detail}'."),
+  TRANSACTION_REJECTED: entry(200, -32003, 'BAD_REQUEST', 'Transaction rejected: {detail}'),
   WRITES_NOT_CONFIGURED: entry(200, -32603, 'BAD_REQUEST', 'Writes are not configured on this network: no operator account'),
   // Per call (HTTP 200, like every JSON-RPC error); 429 is the status the official relay's HTTP mapping gives it. Code
   // and message are the official relay's HBAR_RATE_LIMIT_EXCEEDED, which clients match on.
@@ -122,6 +125,7 @@ export const ERRORS = {
   TOO_MANY_RUNNING_SUBSCRIPTIONS: entry(429, -32005, 'RATE_LIMITED', 'Limit exceeded: running GraphQL subscriptions for this key; complete one before starting another'),
   // Filters and WebSocket subscriptions (geth's words where geth has them).
   FILTER_NOT_FOUND: entry(200, -32000, 'BAD_USER_INPUT', 'filter not found'),
+  LEDGER_FILTER_NOT_FOUND: entry(200, -32001, 'BAD_USER_INPUT', 'Filter not found'),
   TOO_MANY_FILTERS: entry(200, -32005, 'RATE_LIMITED', 'Limit exceeded: filters installed for this key; uninstall one (eth_uninstallFilter) or let one expire'),
   FILTERS_UNAVAILABLE: entry(503, -32603, 'SERVICE_UNAVAILABLE', 'Filter store unavailable; try again shortly'),
   SUBSCRIPTION_NOT_FOUND: entry(200, -32000, 'BAD_USER_INPUT', 'subscription not found'),
@@ -138,7 +142,8 @@ export class GatewayError extends Error {
   internal?: string;
   constructor(
     readonly errorName: ErrorName,
-    detail?: string,
+    /** Appended to the message, or the values of its `{detail}`s in order. */
+    detail?: string | readonly string[],
     readonly data?: unknown,
     readonly headers?: Record<string, string>,
   ) {
@@ -155,9 +160,14 @@ export class GatewayError extends Error {
 
 const DETAIL = '{detail}';
 
-function withDetail(message: string, detail: string | undefined): string {
-  if (message.includes(DETAIL)) return message.replace(DETAIL, detail ?? '');
-  return detail ? joinDetail(message, detail) : message;
+function withDetail(message: string, detail: string | readonly string[] | undefined): string {
+  if (message.includes(DETAIL)) {
+    const values = typeof detail === 'string' ? [detail] : (detail ?? []);
+    let i = 0;
+    return message.replace(/\{detail\}/g, () => values[i++] ?? '');
+  }
+  if (!detail || detail.length === 0) return message;
+  return joinDetail(message, typeof detail === 'string' ? detail : detail.join(', '));
 }
 
 /** `Message: detail`, or after a message that is already a sentence, the detail as the next one. */
@@ -166,7 +176,7 @@ function joinDetail(message: string, detail: string): string {
 }
 
 /** A catalogue error whose cause stays in the log: the client gets the catalogue's words (and `detail`, if any). */
-export function hidingCause(name: ErrorName, internal: string, detail?: string): GatewayError {
+export function hidingCause(name: ErrorName, internal: string, detail?: string | readonly string[]): GatewayError {
   const err = new GatewayError(name, detail);
   err.internal = internal;
   return err;

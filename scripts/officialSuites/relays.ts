@@ -105,9 +105,22 @@ export function gatewayConfig(sb: SandboxInfo, ports: { public: number; private:
     limits: { relayPlans: ['developer'], writesPerSecond: unlimited, keylessPerSecond: unlimited },
     sandbox: { enabled: false },
     log: { level: 'info' },
-    ...(officialStatuses ? { relay: { httpErrorMapping: 'official' } } : {}),
+    // The official relay's defaults, as its side runs with them: its HTTP statuses, `[Request ID: <id>]` before each
+    // error message, and its BATCH_REQUESTS_DISALLOWED_METHODS.
+    ...(officialStatuses ? { relay: { httpErrorMapping: 'official', requestIdInErrors: true, batchDisallowedMethods: OFFICIAL_BATCH_DISALLOWED } } : {}),
   };
 }
+
+const OFFICIAL_BATCH_DISALLOWED = [
+  'debug_traceTransaction',
+  'debug_traceBlockByNumber',
+  'eth_newFilter',
+  'eth_uninstallFilter',
+  'eth_getFilterChanges',
+  'eth_getFilterLogs',
+  'eth_newBlockFilter',
+  'eth_newPendingTransactionFilter',
+];
 
 /** Whether this build's config schema keeps `relay.httpErrorMapping: "official"`. */
 function acceptsOfficialStatuses(file: string, config: Record<string, unknown>): boolean {

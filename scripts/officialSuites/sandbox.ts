@@ -7,8 +7,12 @@ export interface SandboxInfo {
   consensus: string;
   /** The mirror node's origin, without /api/v1. */
   mirrorOrigin: string;
+  /** The relay's operator, an ordinary account that pays fees. */
   operatorId: string;
   operatorKey: string;
+  /** The fee-exempt treasury 0.0.2: the acceptance runner's OPERATOR_ID_MAIN, as on the local node. */
+  superuserId: string;
+  superuserKey: string;
   chainId: number;
   /** The prefunded accounts, in banner order. */
   accounts: Array<{ address: string; accountId: string; privateKey: string }>;
@@ -32,6 +36,8 @@ export function parseBanner(text: string): SandboxInfo {
     mirrorOrigin: field(/mirror node\s+(\S+?)\/api\/v1/, 'mirror node'),
     operatorId: field(/account id\s+(\S+)/, 'operator account'),
     operatorKey: field(/private key\s+([0-9a-fA-F]+)/, 'operator key'),
+    superuserId: field(/Superuser[^\n]*\n\s+account id\s+(\S+)/, 'superuser account'),
+    superuserKey: field(/Superuser[^\n]*\n\s+account id[^\n]*\n\s+private key\s+([0-9a-fA-F]+)/, 'superuser key'),
     accounts,
   };
 }

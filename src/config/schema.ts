@@ -441,6 +441,14 @@ export const configSchema = z.object({
         .default(1_000)
         .describe('How often a network with eth_subscribe subscribers asks its upstream for a new block (one poller per network)'),
       filterTimeoutMs: z.number().int().positive().default(300_000).describe('A filter not polled for this long is removed, as in geth'),
+      leaseMs: z
+        .number()
+        .int()
+        .min(300)
+        .default(2_500)
+        .describe(
+          'With limits.redisUrl, one instance follows each network for all of them, under a Redis lease of this length; when it dies another takes over within about this long',
+        ),
     })
     .prefault({}),
   relay: z
@@ -476,6 +484,27 @@ export const configSchema = z.object({
         .default([])
         .describe(
           "Ledger methods refused inside a batch (-32007 'Method <name> is not permitted as part of batch requests'). The official relay refuses debug_traceTransaction, debug_traceBlockByNumber and the six filter methods (eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter, eth_getFilterChanges, eth_getFilterLogs, eth_uninstallFilter); that list breaks ethers v6 event listeners, which batch eth_newFilter with other calls",
+        ),
+      requestIdInErrors: z
+        .boolean()
+        .default(false)
+        .describe(
+          "Start each ledger relay error's message with `[Request ID: <id>] `, the request's X-Request-Id, as the official relay does (its acceptance suites match messages so)",
+        ),
+      httpErrorMapping: z
+        .enum(['always-200', 'official'])
+        .default('always-200')
+        .describe(
+          "HTTP status of the ledger relay's JSON-RPC errors. always-200: every JSON-RPC error answers 200, so ethers v6 shows its code and message. official: the official hiero relay's mapping (400 for request, params and method errors, 200 for reverts, 429 for limits, 500 for internal and mirror-node failures; a batch answers 200)",
+        ),
+      onValidRequestErrorStatus: z
+        .number()
+        .int()
+        .min(200)
+        .max(599)
+        .default(400)
+        .describe(
+          "With httpErrorMapping official: the status that replaces 400 for an error answered to a well-formed request (the official relay's ON_VALID_JSON_RPC_HTTP_RESPONSE_STATUS_CODE); parse errors and invalid requests keep 400",
         ),
       sendSyncDefaultMs: z
         .number()

@@ -26,7 +26,8 @@ export interface BlockContents {
   receiptsRoot: string;
 }
 
-function trieReceipt(tx: BlockTx): TrieReceipt {
+/** What a transaction's receipt commits to, in the receipts trie and in debug_getRawReceipts. */
+export function trieReceipt(tx: BlockTx): TrieReceipt {
   const r = tx.result;
   return {
     index: tx.index,

@@ -9,11 +9,12 @@
  * The SDK, with its gRPC and protobuf stack, holds about 50 MB resident: it loads on the first submission, so a relay
  * that only reads (most of them, most of the time) never carries it.
  */
-import type { Client, EthereumTransactionData, FileId, PrivateKey, TransactionResponse } from '@hashgraph/sdk';
+import type { Client, FileId, PrivateKey, TransactionResponse } from '@hashgraph/sdk';
 import { GatewayError, hidingCause } from '../errors.js';
 import { consensusSubmissions } from '../metrics.js';
 import type { LedgerConfig } from '../config/schema.js';
 import { onFirstUse } from '../startOnce.js';
+import { splitCallData, type SplitEnvelope } from './envelope.js';
 
 /**
  * Without jumbo transactions, call data above this many bytes goes through the file service: a ledger transaction
@@ -121,17 +122,20 @@ class ConsensusClient {
     this.client.setMinBackoff(RECEIPT_MIN_BACKOFF_MS);
   }
 
-  /** Submits and waits for the receipt. Throws SUBMISSION_FAILED when the network did not run the transaction. */
+  /**
+   * Submits and waits for the receipt. A consensus node's refusal (precheck or receipt status) is the official relay's
+   * `Transaction rejected: <status>` (-32003); a failure without a status, SUBMISSION_FAILED.
+   */
   async submitEthereum(raw: Uint8Array, cost: SubmissionCost = { tinybar: 0, complete: true }, onAccepted?: () => void): Promise<Submission> {
     const { PrecheckStatusError, ReceiptStatusError } = this.sdk;
     try {
-      const ethData = this.sdk.EthereumTransactionData.fromBytes(raw);
-      const inline = this.jumbo || ethData.callData.length <= FILE_THRESHOLD_BYTES;
-      const sent = await this.send(ethData, inline, cost).catch((err: unknown) => {
+      const envelope = splitCallData(raw);
+      const inline = this.jumbo || envelope.callData.length <= FILE_THRESHOLD_BYTES;
+      const sent = await this.send(raw, envelope, inline, cost).catch((err: unknown) => {
         // A network without jumbo transactions refuses the whole transaction at precheck, before any fee is charged.
         if (!inline || !(err instanceof PrecheckStatusError) || err.status.toString() !== 'TRANSACTION_OVERSIZE') throw err;
         consensusSubmissions.inc({ status: err.status.toString() });
-        return this.send(ethData, false, cost);
+        return this.send(raw, envelope, false, cost);
       });
       onAccepted?.();
       const transactionId = sent.response.transactionId.toString();
@@ -145,26 +149,25 @@ class ConsensusClient {
         await this.addCost(sent.response, cost);
       }
       consensusSubmissions.inc({ status });
-      if (!EXECUTED.has(status)) throw new GatewayError('SUBMISSION_FAILED', status);
+      if (!EXECUTED.has(status)) throw new GatewayError('TRANSACTION_REJECTED', status);
       return { transactionId, status, ...(sent.callDataFileId ? { callDataFileId: sent.callDataFileId.toString() } : {}) };
     } catch (err) {
       if (err instanceof GatewayError) throw err;
       consensusSubmissions.inc({ status: err instanceof PrecheckStatusError ? err.status.toString() : 'error' });
-      if (err instanceof PrecheckStatusError) throw new GatewayError('SUBMISSION_FAILED', err.status.toString());
+      if (err instanceof PrecheckStatusError) throw new GatewayError('TRANSACTION_REJECTED', err.status.toString());
       throw hidingCause('SUBMISSION_FAILED', (err as Error).message);
     }
   }
 
   /** One EthereumTransaction, its call data inline or uploaded to a file first; resolves once a node accepted it. */
-  private async send(ethData: EthereumTransactionData, inline: boolean, cost: SubmissionCost) {
+  /** Inline, the envelope goes exactly as the sender signed it; otherwise without its call data, which the file holds. */
+  private async send(raw: Uint8Array, envelope: SplitEnvelope, inline: boolean, cost: SubmissionCost) {
     const tx = new this.sdk.EthereumTransaction();
     let callDataFileId: FileId | undefined;
-    if (inline) tx.setEthereumData(ethData.toBytes());
+    if (inline) tx.setEthereumData(raw);
     else {
-      callDataFileId = await this.uploadCallData(ethData.callData, cost);
-      const stripped = this.sdk.EthereumTransactionData.fromBytes(ethData.toBytes());
-      stripped.callData = new Uint8Array();
-      tx.setEthereumData(stripped.toBytes()).setCallDataFileId(callDataFileId);
+      callDataFileId = await this.uploadCallData(envelope.callData, cost);
+      tx.setEthereumData(envelope.withoutCallData).setCallDataFileId(callDataFileId);
     }
     return { response: await tx.execute(this.client), callDataFileId };
   }

@@ -157,7 +157,16 @@ export function formatReceipt(tx: BlockTx, parties: Parties | null, block: Block
     transactionHash: tx.hash,
     transactionIndex: toQuantity(tx.index),
     type: toQuantity(r?.type ?? 0),
+    ...(r?.error_message ? { revertReason: receiptRevertReason(r.error_message) } : {}),
   };
+}
+
+/**
+ * A failed transaction's reason, as the official relay puts it in receipts (its TransactionReceiptFactory): the
+ * mirror node's `error_message` when it is hex (revert data), else that text hex-encoded (`INSUFFICIENT_GAS`).
+ */
+function receiptRevertReason(message: string): string {
+  return /^(0x)?[0-9a-fA-F]*$/.test(message) ? message : `0x${Buffer.from(message, 'utf8').toString('hex')}`;
 }
 
 /**

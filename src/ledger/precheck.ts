@@ -3,7 +3,8 @@
  * gas price against the network fee, and the sender's nonce and balance on the mirror node.
  */
 import { Transaction } from 'ethers/transaction';
-import { GatewayError } from '../errors.js';
+import { toQuantity } from 'ethers/utils';
+import { GatewayError, hidingCause } from '../errors.js';
 import { intrinsicGas, tinybarToWeibar } from './convert.js';
 import type { LedgerReads } from './reads.js';
 import { nextNonce } from './senderOrder.js';
@@ -59,11 +60,11 @@ export function checkDataSize(tx: Transaction): void {
 export function checkShape(tx: Transaction, chainId: number, maxGas: number): void {
   // Chain id 0 is a pre-EIP-155 legacy transaction, which the ledger accepts (deterministic deployments use it).
   if (tx.chainId !== 0n && tx.chainId !== BigInt(chainId)) {
-    throw new GatewayError('WRONG_CHAIN_ID', `signed for chain ${tx.chainId}, this chain is ${chainId}`);
+    throw new GatewayError('WRONG_CHAIN_ID', [toQuantity(tx.chainId), toQuantity(chainId)]);
   }
-  if (tx.gasLimit > BigInt(maxGas)) throw new GatewayError('GAS_LIMIT_TOO_HIGH', `gas limit ${tx.gasLimit}, the maximum is ${maxGas}`);
+  if (tx.gasLimit > BigInt(maxGas)) throw new GatewayError('GAS_LIMIT_TOO_HIGH', [String(tx.gasLimit), String(maxGas)]);
   const intrinsic = intrinsicGas(tx.data, tx.to === null);
-  if (tx.gasLimit < intrinsic) throw new GatewayError('GAS_LIMIT_TOO_LOW', `gas limit ${tx.gasLimit}, intrinsic gas is ${intrinsic}`);
+  if (tx.gasLimit < intrinsic) throw new GatewayError('GAS_LIMIT_TOO_LOW', [String(tx.gasLimit), String(intrinsic)]);
 }
 
 /**
@@ -74,13 +75,13 @@ export async function checkAgainstNetwork(tx: Transaction, reads: LedgerReads, p
   const [priceTinybar, account] = await Promise.all([reads.gasPriceTinybar(), reads.account(tx.from!.toLowerCase())]);
   const networkPrice = tinybarToWeibar(priceTinybar);
   const offered = offeredPrice(tx);
-  if (offered < networkPrice) throw new GatewayError('GAS_PRICE_TOO_LOW', `offered ${offered} weibar per gas, the network charges ${networkPrice}`);
+  if (offered < networkPrice) throw new GatewayError('GAS_PRICE_TOO_LOW', [String(offered), String(networkPrice)]);
   if (!account) throw new GatewayError('UNKNOWN_SENDER', tx.from!);
   const nonce = BigInt(nextNonce(Number(account.ethereum_nonce ?? 0), pending));
-  if (BigInt(tx.nonce) < nonce) throw new GatewayError('NONCE_TOO_LOW', `transaction nonce ${tx.nonce}, account nonce ${nonce}`);
+  if (BigInt(tx.nonce) < nonce) throw new GatewayError('NONCE_TOO_LOW', [String(tx.nonce), String(nonce)]);
   // The ledger has no mempool: a nonce gap would be rejected by consensus after the fee is paid.
-  if (BigInt(tx.nonce) > nonce) throw new GatewayError('NONCE_TOO_HIGH', `transaction nonce ${tx.nonce}, account nonce ${nonce}`);
+  if (BigInt(tx.nonce) > nonce) throw new GatewayError('NONCE_TOO_HIGH', [String(tx.nonce), String(nonce)]);
   const balance = tinybarToWeibar(account.balance?.balance ?? 0);
   const cost = tx.value + tx.gasLimit * networkPrice;
-  if (balance < cost) throw new GatewayError('INSUFFICIENT_FUNDS', `balance ${balance} weibar, value plus gas costs ${cost}`);
+  if (balance < cost) throw hidingCause('INSUFFICIENT_FUNDS', `balance ${balance} weibar, value plus gas costs ${cost}`);
 }

@@ -93,6 +93,16 @@ export class MemoryLimiter implements Limiter {
     return fromGcra(outcome, budget.perSecond, 'writes');
   }
 
+  /** The key's TAT (ms), when this limiter has decided for it: what a shared limiter carries back to its store. */
+  tatOf(keyId: string): number | undefined {
+    return this.keys.get(keyId)?.tat;
+  }
+
+  /** Continues the key's budget from `tat` (ms): a shared limiter's state, when this one takes over from it. */
+  adoptTat(keyId: string, tat: number): void {
+    this.stateOf(keyId).tat = tat;
+  }
+
   async ping(): Promise<boolean> {
     return true;
   }

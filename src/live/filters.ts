@@ -25,6 +25,9 @@ export type FilterMethod = (typeof FILTER_METHODS)[number];
 const FILTER_METHOD_SET = new Set<string>(FILTER_METHODS);
 export const isFilterMethod = (method: string): method is FilterMethod => FILTER_METHOD_SET.has(method);
 
+/** The catalogue's words for an unknown filter: geth's (-32000), or the official ledger relay's (-32001). */
+export type FilterNotFound = 'FILTER_NOT_FOUND' | 'LEDGER_FILTER_NOT_FOUND';
+
 /** Polls of one filter racing on two instances retry this often before answering that the other poll took the changes. */
 const CONFLICT_RETRIES = 3;
 
@@ -43,8 +46,9 @@ export class FilterService {
     this.now = opts.now ?? Date.now;
   }
 
-  on(network: string, source: ChainSource): NetworkFilters {
-    return new NetworkFilters(this, network, source);
+  /** `notFound` is how the chain's own nodes word an unknown filter: geth's by default. */
+  on(network: string, source: ChainSource, notFound: FilterNotFound = 'FILTER_NOT_FOUND'): NetworkFilters {
+    return new NetworkFilters(this, network, source, notFound);
   }
 
   /** Filters held by this instance's memory store (undefined when they live in Redis). */
@@ -62,6 +66,7 @@ export class NetworkFilters {
     private readonly service: FilterService,
     private readonly network: string,
     private readonly source: ChainSource,
+    private readonly notFound: FilterNotFound,
   ) {}
 
   /** Runs one filter method for a caller's key. */
@@ -95,7 +100,7 @@ export class NetworkFilters {
     const [start] = kind === 'pending' ? [] : await this.source.blocks(head, head);
     const now = this.service.now();
     const state: FilterState = {
-      id: `0x${randomBytes(16).toString('hex')}`,
+      id: withoutLeadingZeros(`0x${randomBytes(16).toString('hex')}`),
       keyId: key.id,
       network: this.network,
       kind,
@@ -115,7 +120,7 @@ export class NetworkFilters {
   private async find(key: VerifiedKey, id: string): Promise<FilterState> {
     const state = await this.service.opts.store.get(id, this.service.now());
     // Another key's filter, or another network's, is as unknown to this caller as one that never existed.
-    if (!state || state.keyId !== key.id || state.network !== this.network) throw new GatewayError('FILTER_NOT_FOUND');
+    if (!state || state.keyId !== key.id || state.network !== this.network) throw new GatewayError(this.notFound);
     return state;
   }
 
@@ -151,7 +156,7 @@ export class NetworkFilters {
 
   private async allLogs(key: VerifiedKey, id: string): Promise<unknown[]> {
     const state = await this.find(key, id);
-    if (!state.criteria) throw new GatewayError('FILTER_NOT_FOUND', 'not a log filter');
+    if (!state.criteria) throw new GatewayError(this.notFound, 'not a log filter');
     // Checked again as the head has moved since the filter was made: `latest` now reaches further.
     await this.checkRange('eth_getFilterLogs', state.criteria);
     return this.source.logs(state.criteria, state.criteria.fromBlock ?? 'latest', state.criteria.toBlock ?? 'latest');
@@ -166,5 +171,13 @@ export class NetworkFilters {
 function filterId(params: unknown): string {
   const [id] = positional(params, 1, 1);
   if (typeof id !== 'string' || !/^0x[0-9a-fA-F]{1,64}$/.test(id)) throw new GatewayError('INVALID_PARAMS', `filter id must be a hex string, got ${JSON.stringify(id)}`);
-  return id.toLowerCase();
+  return withoutLeadingZeros(id.toLowerCase());
+}
+
+/**
+ * Filter ids are quantities, as geth and the official relay write them: no leading zeros. An id sent with them (as
+ * ids were once given out) names the same filter.
+ */
+function withoutLeadingZeros(id: string): string {
+  return `0x${id.slice(2).replace(/^0+(?=.)/, '')}`;
 }

@@ -122,7 +122,8 @@ export interface Advance {
   cursor: number;
 }
 
-const numberOf = (value: { number: string } | { blockNumber: string }) => Number(BigInt('number' in value ? value.number : value.blockNumber));
+/** The number of a block, or of the block a log is in. */
+export const numberOf = (value: { number: string } | { blockNumber: string }) => Number(BigInt('number' in value ? value.number : value.blockNumber));
 
 /**
  * One step of following the chain from `cursor`: the blocks added since (with their logs from `logsOf`, when given),

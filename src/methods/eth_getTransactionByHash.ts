@@ -1,6 +1,5 @@
-import { formatBlockTransaction } from '../ledger/format.js';
 import { hash32, positional } from './params.js';
-import { locateTransaction, partiesOfTx } from './shared.js';
+import { transactionByHash } from './shared.js';
 import type { MethodEnv } from './types.js';
 
 /**
@@ -9,7 +8,5 @@ import type { MethodEnv } from './types.js';
  */
 export async function eth_getTransactionByHash(params: unknown[], env: MethodEnv) {
   const [hash] = positional(params, 1, 1);
-  const found = await locateTransaction(env, hash32(hash, 'transaction hash'));
-  if (!found) return null;
-  return formatBlockTransaction(found.tx, await partiesOfTx(env, found.tx), found.block, { gasPriceWeibar: found.price, chainId: env.chainId }, 'by-hash');
+  return transactionByHash(env, hash32(hash, 'transaction hash'));
 }

@@ -3,7 +3,7 @@ import { uncleAt } from './uncles.js';
 
 /** No mirror-node request: there are no uncles. */
 export async function eth_getUncleByBlockHashAndIndex(params: unknown[]): Promise<null> {
-  const [hash, index] = positional(params, 2, 2);
-  hash32(hash, 'block hash');
+  const [hash, index] = positional(params, 0, 2);
+  if (hash !== undefined) hash32(hash, 'block hash');
   return uncleAt(index);
 }

@@ -3,7 +3,7 @@ import { uncleAt } from './uncles.js';
 
 /** No mirror-node request: there are no uncles. */
 export async function eth_getUncleByBlockNumberAndIndex(params: unknown[]): Promise<null> {
-  const [ref, index] = positional(params, 2, 2);
+  const [ref, index] = positional(params, 0, 2);
   blockNumberOrTag(ref);
   return uncleAt(index);
 }

@@ -2,6 +2,11 @@
 import { GatewayError, isGatewayError } from '../errors.js';
 import type { RpcCall, RpcOutcome } from '../rpc/jsonrpc.js';
 import { toErrorObject } from '../rpc/jsonrpc.js';
+import { debug_getBadBlocks } from './debug_getBadBlocks.js';
+import { debug_getRawBlock } from './debug_getRawBlock.js';
+import { debug_getRawHeader } from './debug_getRawHeader.js';
+import { debug_getRawReceipts } from './debug_getRawReceipts.js';
+import { debug_getRawTransaction } from './debug_getRawTransaction.js';
 import { debug_traceBlockByHash } from './debug_traceBlockByHash.js';
 import { debug_traceBlockByNumber } from './debug_traceBlockByNumber.js';
 import { debug_traceTransaction } from './debug_traceTransaction.js';
@@ -40,14 +45,24 @@ import { eth_newFilter } from './eth_newFilter.js';
 import { eth_newPendingTransactionFilter } from './eth_newPendingTransactionFilter.js';
 import { eth_sendRawTransaction } from './eth_sendRawTransaction.js';
 import { eth_sendRawTransactionSync } from './eth_sendRawTransactionSync.js';
+import { eth_submitWork } from './eth_submitWork.js';
 import { eth_syncing } from './eth_syncing.js';
 import { eth_uninstallFilter } from './eth_uninstallFilter.js';
 import { net_listening } from './net_listening.js';
 import { net_version } from './net_version.js';
+import { txpool_content } from './txpool_content.js';
+import { txpool_contentFrom } from './txpool_contentFrom.js';
+import { txpool_status } from './txpool_status.js';
 import { web3_clientVersion } from './web3_clientVersion.js';
+import { web3_sha3 } from './web3_sha3.js';
 import type { Method, MethodEnv } from './types.js';
 
 export const METHODS: Readonly<Record<string, Method>> = Object.freeze({
+  debug_getBadBlocks,
+  debug_getRawBlock,
+  debug_getRawHeader,
+  debug_getRawReceipts,
+  debug_getRawTransaction,
   debug_traceBlockByHash,
   debug_traceBlockByNumber,
   debug_traceTransaction,
@@ -86,11 +101,16 @@ export const METHODS: Readonly<Record<string, Method>> = Object.freeze({
   eth_newPendingTransactionFilter,
   eth_sendRawTransaction,
   eth_sendRawTransactionSync,
+  eth_submitWork,
   eth_syncing,
   eth_uninstallFilter,
   net_listening,
   net_version,
+  txpool_content,
+  txpool_contentFrom,
+  txpool_status,
   web3_clientVersion,
+  web3_sha3,
 });
 
 /** Runs one call; every failure becomes a JSON-RPC error object, never a thrown exception. */

@@ -11,11 +11,14 @@ function invalid(detail: string): GatewayError {
 }
 
 /**
- * The positional params of a call, checked for count. Trailing nulls count as absent (so `eth_chainId` accepts
- * `[null]`), the way Ethereum nodes treat omitted optional arguments.
+ * The positional params of a call, checked for count. More params than a method takes are refused, nulls included,
+ * as the official relay refuses them (its validateParams); a method that takes none accepts `[null]`, which the
+ * official relay does too (it checks no params there). Within the count, a trailing null is an omitted optional
+ * argument.
  */
 export function positional(params: unknown, min: number, max: number): unknown[] {
   if (!Array.isArray(params)) throw invalid('params must be an array');
+  if (max > 0 && params.length > max) throw invalid(`expected at most ${max} param${max === 1 ? '' : 's'}, got ${params.length}`);
   let end = params.length;
   while (end > min && params[end - 1] === null) end--;
   if (end < min) throw invalid(`expected at least ${min} param${min === 1 ? '' : 's'}, got ${end}`);

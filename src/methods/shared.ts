@@ -71,3 +71,10 @@ export async function stateTimestamp(env: MethodEnv, ref: BlockRef): Promise<str
   if ('number' in ref && ref.number >= (await env.reads.latestBlock()).number) return undefined;
   return (await env.reads.requireBlock(ref)).timestamp.to;
 }
+
+/** A transaction by hash as eth_getTransactionByHash shows it; null when the mirror node has none. */
+export async function transactionByHash(env: MethodEnv, hash: string) {
+  const found = await locateTransaction(env, hash);
+  if (!found) return null;
+  return formatBlockTransaction(found.tx, await partiesOfTx(env, found.tx), found.block, { gasPriceWeibar: found.price, chainId: env.chainId }, 'by-hash');
+}

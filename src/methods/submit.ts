@@ -13,6 +13,9 @@ import type { MethodEnv } from './types.js';
 export interface Checked {
   /** The Ethereum transaction hash, lower case. */
   hash: string;
+  /** The sender, and the envelope as hex: what the pending pool keeps. */
+  from: string;
+  raw: string;
   bytes: Buffer;
   callDataBytes: number;
   sender: string;
@@ -45,7 +48,7 @@ export async function precheckRaw(rawParam: unknown, env: MethodEnv): Promise<Ch
     const endTurn = await env.senders.locks.acquire(sender);
     try {
       await checkAgainstNetwork(tx, env.reads, await env.senders.pending.of(sender));
-      const checked = { hash: tx.hash!.toLowerCase(), bytes: Buffer.from(raw.slice(2), 'hex'), callDataBytes: (tx.data.length - 2) / 2 };
+      const checked = { hash: tx.hash!.toLowerCase(), from: tx.from!, raw, bytes: Buffer.from(raw.slice(2), 'hex'), callDataBytes: (tx.data.length - 2) / 2 };
       return { ...checked, sender, nonce: tx.nonce, endTurn };
     } catch (err) {
       endTurn();
@@ -67,8 +70,8 @@ export async function submitChecked(checked: Checked, env: MethodEnv, onAccepted
   try {
     reservation = await env.hbar?.reserve(env.ctx.key, env.ledger.maxFeeTinybar * transactionsNeeded(checked.callDataBytes, env.ledger.jumboTransactions));
     // Pending from before a node can accept it, so the sender's next transaction (let in once this one is accepted)
-    // is checked against it.
-    await env.senders.pending.add(sender, nonce);
+    // is checked against it. In the txpool until the consensus receipt: then it has run, one way or the other.
+    await Promise.all([env.senders.pending.add(sender, nonce), env.pending.add(checked.from, checked.raw)]);
     return await env.consensus!.submitEthereum(checked.bytes, cost, () => {
       endTurn();
       onAccepted?.();
@@ -79,6 +82,7 @@ export async function submitChecked(checked: Checked, env: MethodEnv, onAccepted
     throw err;
   } finally {
     endTurn();
+    await env.pending.remove(checked.from, checked.raw);
     await reservation?.settle(cost.complete ? cost.tinybar : reservation.tinybar);
   }
 }

@@ -1,5 +1,6 @@
 import type { LedgerConfig } from '../config/schema.js';
 import type { Consensus } from '../ledger/consensus.js';
+import type { PendingPool } from '../ledger/pendingPool.js';
 import type { LedgerReads } from '../ledger/reads.js';
 import type { PendingNonces, SenderLocks } from '../ledger/senderOrder.js';
 import type { NetworkFilters } from '../live/filters.js';
@@ -26,6 +27,8 @@ export interface MethodEnv {
   senders: { locks: SenderLocks; pending: PendingNonces };
   /** Bound on waiting for the mirror node to show a submitted transaction. */
   mirrorTotalMs: number;
+  /** This relay's submissions awaiting their consensus receipt (txpool_*). */
+  pending: PendingPool;
   /** Widest eth_getLogs range (toBlock - fromBlock) for keys whose plan sets none (relay.maxLogBlocks). */
   maxLogBlocks: number;
   /** eth_sendRawTransactionSync's wait for the receipt. */

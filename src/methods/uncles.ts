@@ -1,14 +1,13 @@
-/** The ledger has no uncles: what an Ethereum node on a chain without them answers about a block's uncles. */
-import type { MirrorBlock } from '../ledger/reads.js';
+/**
+ * The ledger has no uncles. Answered as the official relay answers (its BlockService): no block is looked up, so any
+ * block, known or not, has `0x0` uncles and none at any index; its params are optional, and checked when sent.
+ */
 import { count } from './params.js';
 
-/** An existing block has no uncles; an unknown block is null. */
-export function uncleCount(block: MirrorBlock | null): string | null {
-  return block ? '0x0' : null;
-}
+export const UNCLE_COUNT = '0x0';
 
-/** There is no uncle at any index; the index is still checked. */
+/** There is no uncle at any index; an index that is sent is still checked. */
 export function uncleAt(index: unknown): null {
-  count(index, 'uncle index');
+  if (index !== undefined) count(index, 'uncle index');
   return null;
 }

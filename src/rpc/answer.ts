@@ -1,6 +1,6 @@
 import type { NetworkRef } from '../edge/route.js';
 import type { VerifiedKey } from '../keys/types.js';
-import { internalOf, serializeResponse, type ParsedBody, type RpcCall, type RpcOutcome } from './jsonrpc.js';
+import { internalOf, serializeResponse, type ParsedBody, type RpcCall, type RpcErrorObject, type RpcOutcome } from './jsonrpc.js';
 
 export interface CallContext {
   network: NetworkRef;
@@ -24,32 +24,42 @@ export interface RpcBackend {
   handle(calls: RpcCall[], ctx: CallContext): Promise<RpcOutcome[]>;
 }
 
-/**
- * Runs a parsed body through a backend and serializes the answer.
- * Returns undefined when nothing is owed (only notifications).
- */
-export async function answer(parsed: ParsedBody, backend: RpcBackend, ctx: CallContext): Promise<string | undefined> {
+/** A serialized answer, and the error a single request got, from which its HTTP status is chosen. */
+export interface Answer {
+  /** Undefined when nothing is owed (only notifications). */
+  body: string | undefined;
+  /** As the backend answered it (before any `errorPrefix`), with its catalogue entry. */
+  error?: RpcErrorObject;
+}
+
+/** Runs a parsed body through a backend and serializes the answer. */
+export async function answer(parsed: ParsedBody, backend: RpcBackend, ctx: CallContext): Promise<Answer> {
   const prefixed = (outcome: RpcOutcome): RpcOutcome =>
     ctx.errorPrefix && 'error' in outcome ? { error: { ...outcome.error, message: `${ctx.errorPrefix}${outcome.error.message}` } } : outcome;
   if (parsed.kind === 'error') {
     const one = serializeResponse('null', prefixed({ error: parsed.error }));
-    return parsed.copies === undefined ? one : `[${Array<string>(parsed.copies).fill(one).join(',')}]`;
+    // Copies answer a refused batch, which is 200 however the statuses are mapped (as the official relay answers it).
+    return parsed.copies === undefined ? { body: one, error: parsed.error } : { body: `[${Array<string>(parsed.copies).fill(one).join(',')}]` };
   }
   const entries = parsed.kind === 'single' ? [parsed.entry] : parsed.entries;
   const calls: RpcCall[] = [];
   for (const e of entries) if ('call' in e) calls.push(e.call);
   const outcomes = calls.length > 0 ? await backend.handle(calls, parsed.kind === 'batch' ? { ...ctx, batch: true } : ctx) : [];
   const parts: string[] = [];
+  let error: RpcErrorObject | undefined;
   let next = 0;
   for (const e of entries) {
-    if ('invalid' in e) parts.push(serializeResponse(e.invalid, prefixed({ error: e.error })));
-    else {
+    if ('invalid' in e) {
+      parts.push(serializeResponse(e.invalid, prefixed({ error: e.error })));
+      error = e.error;
+    } else {
       const outcome = outcomes[next++];
-      const cause = 'error' in outcome ? internalOf(outcome.error) : undefined;
+      error = 'error' in outcome ? outcome.error : undefined;
+      const cause = error ? internalOf(error) : undefined;
       if (cause) ctx.logInternal?.(cause);
       if (e.call.id !== undefined) parts.push(serializeResponse(e.call.id, prefixed(outcome)));
     }
   }
-  if (parts.length === 0) return undefined;
-  return parsed.kind === 'single' ? parts[0] : `[${parts.join(',')}]`;
+  if (parts.length === 0) return { body: undefined };
+  return parsed.kind === 'single' ? { body: parts[0], error } : { body: `[${parts.join(',')}]` };
 }

@@ -3,6 +3,7 @@ import { endInBurst } from '../edge/burstWrites.js';
 import type { ApiContext, ApiHandler } from '../edge/types.js';
 import { GatewayError } from '../errors.js';
 import type { RpcBackend } from './answer.js';
+import { ALWAYS_200, type StatusRule } from './httpStatus.js';
 import { callCount, parseBody, serializeEdgeError, toErrorObject, type ParsedBody } from './jsonrpc.js';
 import { respond, type CallPolicy } from './respond.js';
 import { rpcSocketEndpoint, type RpcSocketOptions } from './socket.js';
@@ -10,6 +11,10 @@ import { rpcSocketEndpoint, type RpcSocketOptions } from './socket.js';
 export interface RpcHandlerOptions extends CallPolicy {
   backendFor(network: NetworkRef): Promise<RpcBackend>;
   maxBatch: number;
+  /** How a network's JSON-RPC errors map to HTTP statuses; 200 for all when absent. */
+  statusRuleFor?(network: NetworkRef): StatusRule;
+  /** What leads a network's error messages over HTTP (the official relay's `[Request ID: <id>] `), if anything. */
+  errorPrefixFor?(network: NetworkRef, requestId: string): string | undefined;
   /** JSON-RPC over WebSocket on the same URL. */
   sockets?: Omit<RpcSocketOptions, keyof RpcHandlerOptions | 'sockets'>;
 }
@@ -39,15 +44,17 @@ export function createRpcHandler(opts: RpcHandlerOptions): ApiHandler {
       const methods = parsed.kind === 'single' && 'call' in parsed.entry ? [parsed.entry.call.method] : parsed.kind === 'batch' ? ['batch'] : [];
       ctx.annotate({ rpcMethods: methods, calls: callCount(parsed) });
       const causes: string[] = [];
-      const ctxCall = { network, requestId: ctx.requestId, key, logInternal: (cause: string) => causes.push(cause) };
-      const { body, refusal } = await respond(parsed, await opts.backendFor(network), opts, ctxCall);
+      const errorPrefix = opts.errorPrefixFor?.(network, ctx.requestId);
+      const ctxCall = { network, requestId: ctx.requestId, key, logInternal: (cause: string) => causes.push(cause), ...(errorPrefix ? { errorPrefix } : {}) };
+      const { body, error, refusal } = await respond(parsed, await opts.backendFor(network), opts, ctxCall);
       if (causes.length > 0) ctx.annotate({ internalErrors: causes.slice(0, 10) });
       const refusedSingle = parsed.kind === 'single' && refusal;
       if (body === undefined) {
         ctx.res.writeHead(204, ctx.headers.with()).end();
         return;
       }
-      ctx.res.writeHead(refusedSingle ? 429 : 200, ctx.headers.with({ 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...(refusedSingle ? refusal.headers : {}) }));
+      const status = refusedSingle ? 429 : (opts.statusRuleFor?.(network) ?? ALWAYS_200)({ batch: parsed.kind === 'batch', error });
+      ctx.res.writeHead(status, ctx.headers.with({ 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...(refusedSingle ? refusal.headers : {}) }));
       endInBurst(ctx.res, body);
     },
     renderError(err, ctx) {

@@ -1,5 +1,5 @@
 import { rawIds } from './jsonScan.js';
-import { GatewayError, type ErrorName } from '../errors.js';
+import { GatewayError, type CatalogueEntry, type ErrorName } from '../errors.js';
 
 /** An id as the JSON text the client sent, echoed byte-for-byte (`12345678901234567890`, `"a"`, `0`, `null`). */
 export type RawId = string;
@@ -34,15 +34,24 @@ export type BatchRefusal = 'default' | 'official';
 /** Bounds the answer to a huge refused batch (a 5 MiB body holds 2.6 million `1,` entries). */
 const REFUSAL_COPIES_MAX = 10_000;
 
-export function errorObject(name: ErrorName, detail?: string, data?: unknown): RpcErrorObject {
+export function errorObject(name: ErrorName, detail?: string | readonly string[], data?: unknown): RpcErrorObject {
   return toErrorObject(new GatewayError(name, detail, data));
 }
 
-/** The error as a client sees it; an internal cause rides along unserialised (not enumerable) for the log line. */
+/**
+ * The error as a client sees it. Its catalogue entry (for the HTTP status) and an internal cause (for the log line)
+ * ride along unserialised (not enumerable).
+ */
 export function toErrorObject(err: GatewayError): RpcErrorObject {
   const obj: RpcErrorObject = err.data === undefined ? { code: err.rpcCode, message: err.message } : { code: err.rpcCode, message: err.message, data: err.data };
+  Object.defineProperty(obj, 'entry', { value: err.entry, enumerable: false });
   if (err.internal) Object.defineProperty(obj, 'internal', { value: err.internal, enumerable: false });
   return obj;
+}
+
+/** The catalogue entry of an error object `toErrorObject` made; none for an error that came from elsewhere (an upstream). */
+export function catalogueEntryOf(error: RpcErrorObject): CatalogueEntry | undefined {
+  return (error as { entry?: CatalogueEntry }).entry;
 }
 
 /** The internal cause `toErrorObject` kept on an error object, if any. */
@@ -96,7 +105,7 @@ export function parseBody(text: string, maxBatch: number, batchRefusal: BatchRef
   if (value.length === 0) return { kind: 'error', error: errorObject('EMPTY_BATCH') };
   if (value.length > maxBatch) {
     if (batchRefusal === 'default') return { kind: 'error', error: errorObject('BATCH_TOO_LARGE', `at most ${maxBatch} calls per batch`) };
-    const error = errorObject('LEDGER_BATCH_TOO_LARGE', `${value.length} exceeds max ${maxBatch}`);
+    const error = errorObject('LEDGER_BATCH_TOO_LARGE', [String(value.length), String(maxBatch)]);
     return { kind: 'error', error, copies: Math.min(value.length, REFUSAL_COPIES_MAX) };
   }
   const ids = exact as Array<string | undefined> | undefined;

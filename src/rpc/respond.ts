@@ -8,7 +8,7 @@ import type { VerifiedKey } from '../keys/types.js';
 import { debugRefusal } from '../limits/debugAccess.js';
 import { refusalError } from '../limits/headers.js';
 import type { Limiter, WriteBudget } from '../limits/types.js';
-import { answer, type CallContext, type RpcBackend } from './answer.js';
+import { answer, type Answer, type CallContext, type RpcBackend } from './answer.js';
 import { toErrorObject, type ParsedBody, type RpcCall, type RpcOutcome } from './jsonrpc.js';
 import { SEND_SYNC } from './sendSync.js';
 
@@ -33,10 +33,9 @@ export async function respond(
   inner: RpcBackend,
   opts: CallPolicy,
   ctx: CallContext & { key: VerifiedKey },
-): Promise<{ body: string | undefined; refusal?: GatewayError }> {
+): Promise<Answer & { refusal?: GatewayError }> {
   const backend = new CallChecks(inner, opts.limiter, ctx.key, opts.debugPlans, opts.writeBudgetFor(ctx.network));
-  const body = await answer(parsed, backend, ctx);
-  return { body, refusal: backend.refusal };
+  return { ...(await answer(parsed, backend, ctx)), refusal: backend.refusal };
 }
 
 /**

@@ -27,7 +27,10 @@ export function sandboxAccounts(count = 10): SandboxAccount[] {
 }
 
 /**
- * The ledger operator's ED25519 private key (32 bytes, 0x hex), fixed so that a relay configured once keeps working.
- * Derived from the mnemonic rather than typed in, so it is obviously a development key.
+ * The treasury's (0.0.2, a fee-exempt superuser) ED25519 private key (32 bytes, 0x hex), fixed so that a tool
+ * configured once keeps working. Derived from the mnemonic rather than typed in, so it is obviously a development key.
  */
-export const OPERATOR_ED25519_KEY = keccak256(toUtf8Bytes(`${SANDBOX_MNEMONIC}/ledger-operator`));
+export const TREASURY_ED25519_KEY = keccak256(toUtf8Bytes(`${SANDBOX_MNEMONIC}/ledger-operator`));
+
+/** The relay operator's ED25519 private key: an ordinary account that pays fees, derived the same way. */
+export const RELAY_OPERATOR_ED25519_KEY = keccak256(toUtf8Bytes(`${SANDBOX_MNEMONIC}/relay-operator`));

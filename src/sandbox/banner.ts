@@ -18,6 +18,10 @@ export function sandboxBanner(sandbox: LedgerSandbox): string {
     `  account id   ${sandbox.operator.accountId}`,
     `  private key  ${sandbox.operator.privateKey} (ED25519, DER)`,
     '',
+    'Superuser (the treasury: pays no fees, as on the local node; e.g. OPERATOR_ID_MAIN of the official acceptance tests)',
+    `  account id   ${sandbox.superuser.accountId}`,
+    `  private key  ${sandbox.superuser.privateKey} (ED25519, DER)`,
+    '',
     ...(sandbox.history
       ? [
           'Starting history',

@@ -16,8 +16,10 @@ export interface LedgerSandbox {
   /** `{ "host:port": "0.0.3" }`, the network map `Client.forNetwork` takes. */
   consensus: Record<string, string>;
   graphqlUrl?: string;
-  /** The relay's operator: account id and its ED25519 private key (DER hex). */
+  /** The relay's operator, an ordinary account that pays fees: account id and its ED25519 private key (DER hex). */
   operator: { accountId: string; privateKey: string };
+  /** The fee-exempt treasury 0.0.2 and its key (DER hex), for tools that expect a superuser operator. */
+  superuser: { accountId: string; privateKey: string };
   /** What the starting history made, when it was built. */
   history?: LedgerHistory;
   /** The prefunded ECDSA accounts (10,000 HBAR each). */
@@ -61,6 +63,7 @@ export async function startLedgerSandbox(opts: {
       consensus,
       graphqlUrl: graphql.url,
       operator,
+      superuser: { accountId: chain.superuser.accountId, privateKey: chain.superuser.privateKey.toStringDer() },
       history,
       accounts: sandboxAccounts().map((a) => ({ ...a, accountId: chain.account(a.address)!.id })),
       close,

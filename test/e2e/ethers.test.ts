@@ -102,6 +102,20 @@ describe('ethers v6 through the gateway', function () {
         expect(logs.map((l) => [l.address.toLowerCase(), l.transactionHash])).to.deep.equal([[(await contract.getAddress()).toLowerCase(), setTx.hash]]);
       });
 
+      it('sends a type-2 transaction with an access list', async () => {
+        const contractAddress = await contract.getAddress();
+        const slot = '0x' + '0'.repeat(64);
+        const data = contract.interface.encodeFunctionData('set', [9n]);
+        // The gas limit is set: an estimate (ours and the official relay's) leaves out the access list's own cost.
+        const accessList = [{ address: contractAddress, storageKeys: [slot] }];
+        const sent = await wallet.sendTransaction({ type: 2, to: contractAddress, data, accessList, gasLimit: 100_000n });
+        const receipt = await sent.wait();
+        expect(receipt?.status).to.equal(1);
+        const mined = await provider.getTransaction(sent.hash);
+        expect(mined?.type).to.equal(2);
+        expect(await contract.value()).to.equal(9n);
+      });
+
       it('surfaces a revert as CALL_EXCEPTION with the reason, from a call and from a transaction', async () => {
         // A call to the function, then a send: sending estimates gas first and the estimate reverts.
         for (const attempt of [() => contract.fail(), () => contract.fail.send()]) {

@@ -15,6 +15,9 @@ export const RELAY_DEFAULTS: Config['relay'] = {
   batchDisallowedMethods: [],
   sendSyncDefaultMs: 2_000,
   sendSyncMaxMs: 5_000,
+  requestIdInErrors: false,
+  httpErrorMapping: 'always-200',
+  onValidRequestErrorStatus: 400,
 };
 
 export function testRelay(chainId: number, ledger: Partial<LedgerConfig> & { mirrorUrl: string }, relay: Partial<Config['relay']> = {}): LedgerRelay {

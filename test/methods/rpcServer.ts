@@ -9,7 +9,7 @@ export async function serveRpc(backend: RpcBackend): Promise<{ url: string; clos
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = await answer(parseBody(Buffer.concat(chunks).toString('utf8'), 1_000), backend, ctx);
+    const { body } = await answer(parseBody(Buffer.concat(chunks).toString('utf8'), 1_000), backend, ctx);
     if (body === undefined) res.writeHead(204).end();
     else res.writeHead(200, { 'content-type': 'application/json' }).end(body);
   });

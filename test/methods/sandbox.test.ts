@@ -219,12 +219,16 @@ describe('ledger relay against the ledger sandbox', function () {
     expect(contract.interface.parseError(error.data)?.args[0]).to.equal('nope');
   });
 
-  it('a transaction that reverts on the ledger is mined with receipt status 0', async () => {
+  it('a transaction that reverts on the ledger is mined with receipt status 0 and its revert reason, as the official relay has it', async () => {
     const tx = await wallet.sendTransaction({ to: await contract.getAddress(), data: contract.interface.encodeFunctionData('fail'), gasLimit: 100_000n });
     const failed = await tx.wait().catch((e) => e.receipt);
     expect(failed.status).to.equal(0);
-    const receipt = await checked(relay, 'eth_getTransactionReceipt', [tx.hash]);
+    // `revertReason` is the official relay's field beyond the OpenRPC receipt, so the receipt is not checked against it.
+    const receipt = await result(relay, 'eth_getTransactionReceipt', [tx.hash]);
     expect(receipt.status).to.equal('0x0');
+    expect(contract.interface.parseError(receipt.revertReason)?.args[0]).to.equal('nope');
+    const [inBlock] = await result(relay, 'eth_getBlockReceipts', [receipt.blockNumber]);
+    expect(inBlock.revertReason).to.equal(receipt.revertReason);
   });
 
   it('call data larger than a normal ledger transaction goes in one jumbo EthereumTransaction', async () => {
@@ -257,31 +261,51 @@ describe('ledger relay against the ledger sandbox', function () {
       return (outcome as any).error as { code: number; message: string };
     }
 
+    // Codes and messages are the official relay's (its JsonRpcError predefined catalogue and Precheck).
     it('wrong chain id', async () => {
-      expect((await rejected({ chainId: 1 })).message).to.include('another chain').and.include('chain 1');
+      expect(await rejected({ chainId: 1 })).to.deep.equal({ code: -32000, message: 'ChainId (0x1) not supported. The correct chainId is 0x128' });
     });
     it('size over the limit, checked before the bytes are decoded', async () => {
       const outcome = await call(relay, 'eth_sendRawTransaction', [`0x02${'01'.repeat(140_000)}`]);
       expect(outcome).to.have.nested.property('error.code', -32201);
     });
     it('gas limit above the maximum and below the intrinsic gas', async () => {
-      expect((await rejected({ gasLimit: 15_000_001n })).message).to.include('exceeds the maximum');
-      expect((await rejected({ gasLimit: 21_000n, data: '0xffff' })).message).to.include('Intrinsic gas');
+      expect(await rejected({ gasLimit: 15_000_001n })).to.deep.equal({ code: -32005, message: "Transaction gas limit '15000001' exceeds max gas per sec limit '15000000'" });
+      expect(await rejected({ gasLimit: 21_000n, data: '0xffff' })).to.deep.equal({
+        code: -32003,
+        message: "Transaction gas limit provided '21000' is insufficient of intrinsic gas required '21032'",
+      });
     });
     it('gas price below the network fee', async () => {
-      const err = await rejected({ maxFeePerGas: base.maxFeePerGas - 1n });
-      expect(err.code).to.equal(-32009);
+      const offered = base.maxFeePerGas - 1n;
+      expect(await rejected({ maxFeePerGas: offered })).to.deep.equal({ code: -32009, message: `Gas price '${offered}' is below configured minimum gas price '${base.maxFeePerGas}'` });
     });
     it('nonce too low and too high', async () => {
-      expect((await rejected({ nonce: base.nonce - 1 })).message).to.include('Nonce too low');
-      expect((await rejected({ nonce: base.nonce + 5 })).message).to.include('Nonce too high');
+      const n = base.nonce;
+      expect(await rejected({ nonce: n - 1 })).to.deep.equal({ code: -32000, message: `Nonce too low. Provided nonce: ${n - 1}, current nonce: ${n}` });
+      expect(await rejected({ nonce: n + 5 })).to.deep.equal({ code: -32000, message: `Nonce too high. Provided nonce: ${n + 5}, current nonce: ${n}` });
+    });
+    it('a duplicate of a transaction that has landed is a nonce too low', async () => {
+      const raw = await wallet.signTransaction({ ...base, value: 10n ** 10n });
+      await result(relay, 'eth_sendRawTransaction', [raw]);
+      ledgerTransactions = sandbox.chain.transactions().length;
+      const again = await call(relay, 'eth_sendRawTransaction', [raw]);
+      expect(again).to.deep.equal({ error: { code: -32000, message: `Nonce too low. Provided nonce: ${base.nonce}, current nonce: ${base.nonce + 1}` } });
     });
     it('balance below value plus gas', async () => {
       const balance = await provider.getBalance(wallet.address);
-      expect((await rejected({ value: balance })).message).to.include('Insufficient funds');
+      expect(await rejected({ value: balance })).to.deep.equal({ code: -32000, message: 'Insufficient funds for transfer' });
     });
     it('a sender without an account', async () => {
-      expect((await rejected({ nonce: 0 }, new Wallet(Wallet.createRandom().privateKey))).message).to.include('Sender account not found');
+      const stranger = new Wallet(Wallet.createRandom().privateKey);
+      expect(await rejected({ nonce: 0 }, stranger)).to.deep.equal({ code: -32001, message: `Requested resource not found. address '${stranger.address}'.` });
+    });
+    it('init code over the EVM limit (EIP-3860)', async () => {
+      const initcode = `0x${'00'.repeat(49_153)}`;
+      expect(await rejected({ to: undefined, data: initcode, gasLimit: 3_000_000n })).to.deep.equal({
+        code: -32201,
+        message: 'Oversized data: initcode size 49153, initcode size limit 49152',
+      });
     });
     it('bytes that are not a signed transaction', async () => {
       const unsigned = Transaction.from({ ...base }).unsignedSerialized;

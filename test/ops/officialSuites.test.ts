@@ -71,7 +71,7 @@ describe('official-suites runner: reading results', function () {
 });
 
 describe('official-suites runner: reading the sandbox banner', function () {
-  it('finds the consensus node, mirror node, operator and prefunded accounts that npm run sandbox prints', async function () {
+  it('finds the consensus node, mirror node, relay operator, fee-exempt superuser and prefunded accounts that npm run sandbox prints', async function () {
     const sandbox = await startLedgerSandbox({ chainId: 296, history: false });
     try {
       const info = parseBanner(sandboxBanner(sandbox));
@@ -80,6 +80,7 @@ describe('official-suites runner: reading the sandbox banner', function () {
       expect(info.mirrorOrigin).to.equal(sandbox.mirrorUrl);
       expect(info.operatorId).to.equal(sandbox.operator.accountId);
       expect(info.operatorKey).to.equal(sandbox.operator.privateKey);
+      expect(info).to.include({ superuserId: '0.0.2', superuserKey: sandbox.superuser.privateKey });
       expect(info.accounts.map((a) => a.accountId)).to.deep.equal(sandbox.accounts.map((a) => a.accountId));
       expect(info.accounts.at(-1)!.privateKey).to.equal(sandbox.accounts.at(-1)!.privateKey);
     } finally {

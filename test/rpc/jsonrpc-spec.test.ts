@@ -28,7 +28,7 @@ const specMethods: RpcBackend = {
 
 const ctx = {} as CallContext;
 const run = async (body: string) => {
-  const out = await answer(parseBody(body, 1000), specMethods, ctx);
+  const out = (await answer(parseBody(body, 1000), specMethods, ctx)).body;
   return out === undefined ? undefined : JSON.parse(out);
 };
 const err = (code: number, id: unknown = null) => ({ jsonrpc: '2.0', id, error: { code } });
@@ -81,10 +81,10 @@ describe('JSON-RPC 2.0 specification examples', () => {
 
   it('echoes ids exactly: 0, strings, null, and integers above 2^53 byte for byte', async () => {
     for (const id of ['0', '"abc"', 'null', '12345678901234567890', '-9007199254740993', '"12345678901234567890"']) {
-      const out = await answer(parseBody(`{"jsonrpc":"2.0","method":"get_data","id":${id}}`, 10), specMethods, ctx);
+      const out = (await answer(parseBody(`{"jsonrpc":"2.0","method":"get_data","id":${id}}`, 10), specMethods, ctx)).body;
       expect(out).to.equal(`{"jsonrpc":"2.0","id":${id},"result":["hello",5]}`);
     }
-    const batch = await answer(parseBody('[{"jsonrpc":"2.0","method":"get_data","id":12345678901234567891},{"jsonrpc":"2.0","method":"get_data","id":1}]', 10), specMethods, ctx);
+    const batch = (await answer(parseBody('[{"jsonrpc":"2.0","method":"get_data","id":12345678901234567891},{"jsonrpc":"2.0","method":"get_data","id":1}]', 10), specMethods, ctx)).body;
     expect(batch).to.match(/^\[\{"jsonrpc":"2.0","id":12345678901234567891,/);
   });
 
@@ -96,7 +96,7 @@ describe('JSON-RPC 2.0 specification examples', () => {
 
   it('refuses batches over the configured size with one clear error', async () => {
     const call = '{"jsonrpc":"2.0","method":"get_data","id":1}';
-    const out = JSON.parse((await answer(parseBody(`[${Array(11).fill(call).join(',')}]`, 10), specMethods, ctx))!);
+    const out = JSON.parse((await answer(parseBody(`[${Array(11).fill(call).join(',')}]`, 10), specMethods, ctx)).body!);
     expect(out.error.code).to.equal(-32600);
     expect(out.error.message).to.contain('at most 10');
   });

@@ -22,6 +22,7 @@ import {
 import { expect } from 'chai';
 import { Wallet } from 'ethers';
 import { startLedgerSandbox, type LedgerSandbox } from '../../src/sandbox/index.js';
+import { FEES_TINYBAR, FEE_COLLECTOR_ACCOUNT } from '../../src/sandbox/ledger/chain.js';
 import { validateMirrorResponse } from '../support/mirrorSchema.js';
 
 const CHAIN_ID = 298;
@@ -183,5 +184,72 @@ describe('sandbox: hollow accounts and key aliases with the real SDK', () => {
       .catch((e: unknown) => e);
     expect((err as { status?: Status }).status?.toString()).to.equal(Status.InvalidAccountId.toString());
     expect(err instanceof ReceiptStatusError || (err as Error).constructor.name === 'PrecheckStatusError').to.equal(true);
+  });
+
+  // The official relay's acceptance set-up (servicesClient.createInitialAliasAccount) operates as 0.0.2, sends hbar to
+  // an EVM address and takes the new account from `record.transfers[1]`: right only when the payer pays no fees.
+  describe('fee exemption of the superusers', () => {
+    const tinybar = (hbar: number) => new Hbar(hbar).toTinybars().toNumber();
+    const transfersOf = (record: { transfers: Array<{ accountId: AccountId; amount: Hbar }> }) =>
+      record.transfers.map((t) => ({ account: t.accountId.toString(), amount: t.amount.toTinybars().toNumber() }));
+    const collected = async () => (await new AccountBalanceQuery().setAccountId(FEE_COLLECTOR_ACCOUNT).execute(operator)).hbars.toTinybars().toNumber();
+
+    it('records a transfer paid by the treasury 0.0.2 with no fee: transfers are [0.0.2 debit, new account credit]', async () => {
+      expect(sandbox.superuser.accountId).to.equal('0.0.2');
+      const treasury = clientFor(sandbox.superuser.accountId, PrivateKey.fromStringDer(sandbox.superuser.privateKey));
+      try {
+        const address = PrivateKey.generateECDSA().publicKey.toEvmAddress();
+        const feesBefore = await collected();
+        const response = await new TransferTransaction()
+          .addHbarTransfer(sandbox.superuser.accountId, new Hbar(2000).negated())
+          .addHbarTransfer(AccountId.fromEvmAddress(0, 0, address), new Hbar(2000))
+          .execute(treasury);
+        const record = await response.getRecord(treasury);
+        const created = sandbox.chain.account(`0x${address}`)!.id;
+        expect(transfersOf(record)).to.deep.equal([
+          { account: '0.0.2', amount: -tinybar(2000) },
+          { account: created, amount: tinybar(2000) },
+        ]);
+        expect(record.transfers[1].accountId.toString()).to.equal(created);
+        expect(record.transactionFee.toTinybars().toNumber()).to.equal(0);
+        expect(await collected()).to.equal(feesBefore);
+        const [listed] = (await mirror('/api/v1/transactions?account.id=0.0.2&order=desc&limit=1')).transactions;
+        expect(listed).to.include({ charged_tx_fee: 0, result: 'SUCCESS', name: 'CRYPTOTRANSFER' });
+        expect(listed.transfers.map((t: { account: string }) => t.account)).to.deep.equal(['0.0.2', created]);
+      } finally {
+        treasury.close();
+      }
+    });
+
+    it('charges the system admin 0.0.50 no fee either', async () => {
+      const admin = clientFor('0.0.50', PrivateKey.fromStringDer(sandbox.superuser.privateKey));
+      try {
+        const response = await new TransferTransaction()
+          .addHbarTransfer(sandbox.superuser.accountId, new Hbar(-1))
+          .addHbarTransfer('0.0.50', new Hbar(1))
+          .execute(admin);
+        const record = await response.getRecord(admin);
+        expect(transfersOf(record)).to.deep.equal([{ account: '0.0.2', amount: -tinybar(1) }, { account: '0.0.50', amount: tinybar(1) }]);
+        expect(record.transactionFee.toTinybars().toNumber()).to.equal(0);
+      } finally {
+        admin.close();
+      }
+    });
+
+    it('still charges an ordinary payer (the relay operator) its fees, listed in account order', async () => {
+      expect(sandbox.operator.accountId).to.not.equal('0.0.2');
+      const address = PrivateKey.generateECDSA().publicKey.toEvmAddress();
+      const feesBefore = await collected();
+      const record = await (await send(AccountId.fromEvmAddress(0, 0, address), 3)).getRecord(operator);
+      const created = sandbox.chain.account(`0x${address}`)!.id;
+      const fee = Number(FEES_TINYBAR.CRYPTOTRANSFER + FEES_TINYBAR.CRYPTOCREATEACCOUNT);
+      expect(transfersOf(record)).to.deep.equal([
+        { account: FEE_COLLECTOR_ACCOUNT, amount: fee },
+        { account: sandbox.operator.accountId, amount: -tinybar(3) - fee },
+        { account: created, amount: tinybar(3) },
+      ]);
+      expect(record.transactionFee.toTinybars().toNumber()).to.equal(fee);
+      expect((await collected()) - feesBefore).to.equal(fee);
+    });
   });
 });

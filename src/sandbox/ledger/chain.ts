@@ -11,16 +11,18 @@ import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { PrivateKey, PublicKey } from '@hashgraph/sdk';
 import { SigningKey, type Transaction } from 'ethers';
-import { OPERATOR_ED25519_KEY, PREFUNDED_WEIBAR, sandboxAccounts } from '../accounts.js';
+import { PREFUNDED_WEIBAR, RELAY_OPERATOR_ED25519_KEY, TREASURY_ED25519_KEY, sandboxAccounts } from '../accounts.js';
 import { EvmNode, EvmRpcError } from '../evm.js';
 import { childHash, hollowCompletion, isAliasRef, isHollow, resolveAliases, type AccountBook, type ChildRecord } from './aliases.js';
 import { initcodeOf, settleContractRun, startContractRun, type ContractRun, type ContractWork } from './contracts.js';
 import { decodeSigned, withCallData } from './ethereum.js';
 import { FileStore } from './files.js';
 import { JUMBO_MAX_CALL_DATA_BYTES } from './sizeLimits.js';
-import type { LedgerToken, TokenKeyRole, TokenMove, TokenSpec } from './tokens.js';
-import type { NftMove } from './nfts.js';
-import { TOKEN_FEES_TINYBAR, TokenService, type HbarMove, type TokenOutcome, type TokenState, type TokenWork } from './tokenService.js';
+import { SYSTEM_ADMIN_ACCOUNT, TREASURY_ACCOUNT, payerFee } from './superusers.js';
+import type { LedgerToken, TokenKeyRole, TokenMove } from './tokens.js';
+import { TOKEN_FEES_TINYBAR, TokenService, type TokenOutcome } from './tokenService.js';
+import type { TokenState } from './tokenState.js';
+import type { NativeWork } from './nativeWork.js';
 import { publicKeyOf } from './tokenDecode.js';
 import { SystemContracts, type AccountAddresses } from './systemContracts.js';
 import {
@@ -35,12 +37,12 @@ import {
 import type { LedgerAccount, LedgerBlock, LedgerTransaction, LedgerView } from './view.js';
 
 const WEIBAR_PER_TINYBAR = 10n ** 10n;
-/** The treasury, which the sandbox also makes the operator a relay signs with. */
-export const OPERATOR_ACCOUNT = '0.0.2';
 export const NODE_ACCOUNT = '0.0.3';
 /** Where the ledger collects fees. */
 export const FEE_COLLECTOR_ACCOUNT = '0.0.98';
-const OPERATOR_WEIBAR = 10n ** 9n * 10n ** 8n * WEIBAR_PER_TINYBAR;
+const TREASURY_WEIBAR = 10n ** 9n * 10n ** 8n * WEIBAR_PER_TINYBAR;
+/** 10^8 HBAR: the relay operator pays fees like any operator, and has plenty to pay them with. */
+const RELAY_OPERATOR_WEIBAR = 10n ** 8n * 10n ** 8n * WEIBAR_PER_TINYBAR;
 const FIRST_USER_NUM = 1001;
 /** The ledger's per-transaction gas ceiling. */
 export const MAX_GAS_PER_TRANSACTION = 15_000_000n;
@@ -93,14 +95,6 @@ export interface EthereumSubmission extends Submission {
   maxGasAllowanceTinybar: bigint;
 }
 
-/** The ledger's own services (accounts, hbar and token transfers, tokens), as opposed to files and the EVM. */
-export type NativeWork =
-  | { name: 'CRYPTOCREATEACCOUNT'; key: PublicKey; initialBalanceTinybar: bigint }
-  | { name: 'CRYPTOTRANSFER'; hbar: HbarMove[]; tokens: TokenMove[]; nfts: NftMove[] }
-  | { name: 'TOKENCREATION'; token: TokenSpec }
-  | { name: 'TOKENASSOCIATE'; account: string; tokens: string[] }
-  | TokenWork;
-
 type Work =
   | NativeWork
   | ContractWork
@@ -142,7 +136,10 @@ export interface Receipt {
 
 export class LedgerChain extends EventEmitter implements LedgerView {
   readonly nodeAccountId = NODE_ACCOUNT;
-  readonly operator: { accountId: string; privateKey: PrivateKey };
+  /** The fee-exempt treasury and its key, for tools that want a superuser operator (e.g. the local node's 0.0.2). */
+  readonly superuser = { accountId: TREASURY_ACCOUNT, privateKey: PrivateKey.fromBytesED25519(Buffer.from(TREASURY_ED25519_KEY.slice(2), 'hex')) };
+  /** The relay's operator: an ordinary account created at genesis, which pays fees as an operator does on a network. */
+  #operator = { accountId: '', privateKey: PrivateKey.fromBytesED25519(Buffer.from(RELAY_OPERATOR_ED25519_KEY.slice(2), 'hex')) };
   readonly blockIntervalMs: number;
   readonly jumboTransactions: boolean;
 
@@ -182,7 +179,10 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     this.jumboTransactions = opts.jumboTransactions ?? true;
     this.#onError = opts.onError ?? ((err) => console.error('ledger sandbox:', err));
     this.#system = new SystemContracts(evm);
-    this.operator = { accountId: OPERATOR_ACCOUNT, privateKey: PrivateKey.fromBytesED25519(Buffer.from(OPERATOR_ED25519_KEY.slice(2), 'hex')) };
+  }
+
+  get operator(): { accountId: string; privateKey: PrivateKey } {
+    return this.#operator;
   }
 
   static async create(opts: LedgerChainOptions): Promise<LedgerChain> {
@@ -193,7 +193,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
       accounts: prefunded.map((a) => ({ privateKey: a.privateKey, balance: PREFUNDED_WEIBAR })),
       // A record file holds whatever arrived in its interval: room for a hundred transactions at the ledger's gas cap.
       blockGasLimit: 100n * MAX_GAS_PER_TRANSACTION,
-      balances: [{ address: longZeroAddress(entityNum(OPERATOR_ACCOUNT)!), balance: OPERATOR_WEIBAR }],
+      balances: [{ address: longZeroAddress(entityNum(TREASURY_ACCOUNT)!), balance: TREASURY_WEIBAR }],
     });
     const chain = new LedgerChain(opts.chainId, evm, opts);
     await chain.#system.install();
@@ -204,12 +204,17 @@ export class LedgerChain extends EventEmitter implements LedgerView {
   async #genesis(prefunded: Array<{ address: string; privateKey: string }>): Promise<void> {
     const ns = this.#clock.next();
     const created = timestampString(ns);
-    this.#register({ num: entityNum(OPERATOR_ACCOUNT), key: this.operator.privateKey.publicKey, created });
+    this.#register({ num: entityNum(TREASURY_ACCOUNT), key: this.superuser.privateKey.publicKey, created });
     this.#register({ num: entityNum(NODE_ACCOUNT), created });
+    // The local node's system accounts share the genesis key, as the system admin does the treasury's here.
+    this.#register({ num: entityNum(SYSTEM_ADMIN_ACCOUNT), key: this.superuser.privateKey.publicKey, created });
     this.#register({ num: entityNum(FEE_COLLECTOR_ACCOUNT), created });
     for (const a of prefunded) {
       this.#register({ evmAddress: a.address, key: PrivateKey.fromStringECDSA(a.privateKey).publicKey, created });
     }
+    const relayOperator = this.#register({ key: this.#operator.privateKey.publicKey, created });
+    await this.#setBalance(relayOperator.evmAddress, RELAY_OPERATOR_WEIBAR);
+    this.#operator.accountId = relayOperator.id;
     const genesis = (await this.evm.request({ method: 'eth_getBlockByNumber', params: ['0x0', false] })) as EvmBlock;
     this.#recordBlock(genesis, ns, ns, []);
     if (this.blockIntervalMs > 0) {
@@ -332,8 +337,9 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     const payer = this.#byId.get(s.payer);
     if (!payer || !(this.#keys.has(s.payer) || s.completesHollow)) return 'PAYER_ACCOUNT_NOT_FOUND';
     if (this.#pendingIds.has(s.transactionId) || this.#txById.has(s.transactionId)) return 'DUPLICATE_TRANSACTION';
-    if (s.maxFeeTinybar !== undefined && s.maxFeeTinybar < feeTinybar) return 'INSUFFICIENT_TX_FEE';
-    if ((await this.balanceTinybar(payer)) < feeTinybar + allowanceTinybar) return 'INSUFFICIENT_PAYER_BALANCE';
+    const fee = payerFee(s.payer, feeTinybar);
+    if (s.maxFeeTinybar !== undefined && s.maxFeeTinybar < fee) return 'INSUFFICIENT_TX_FEE';
+    if ((await this.balanceTinybar(payer)) < fee + allowanceTinybar) return 'INSUFFICIENT_PAYER_BALANCE';
     // The balance read awaited: another submission with the same id may have been queued meanwhile.
     if (this.#pendingIds.has(s.transactionId)) return 'DUPLICATE_TRANSACTION';
     this.#pending.push({ ...s, ...work });
@@ -407,7 +413,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
 
   async #handle(h: Handled): Promise<void> {
     const item = h.item;
-    const fee = item.name === 'ETHEREUMTRANSACTION' ? FEES_TINYBAR.ETHEREUMTRANSACTION : FEES_TINYBAR[item.name];
+    const fee = payerFee(item.payer, item.name === 'ETHEREUMTRANSACTION' ? FEES_TINYBAR.ETHEREUMTRANSACTION : FEES_TINYBAR[item.name]);
     const payer = this.#byId.get(item.payer)!;
     if ((await this.balanceTinybar(payer)) < fee) {
       h.result = 'INSUFFICIENT_PAYER_BALANCE';
@@ -564,7 +570,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     const aliased = BigInt(item.hbar.filter((m) => isAliasRef(m.account)).length);
     if (aliased === 0n) return true;
     // Each creation's fee is charged to the transfer's payer, in the transfer's own record.
-    if ((await this.balanceTinybar(this.#byId.get(item.payer)!)) < aliased * FEES_TINYBAR.CRYPTOCREATEACCOUNT) {
+    if ((await this.balanceTinybar(this.#byId.get(item.payer)!)) < payerFee(item.payer, aliased * FEES_TINYBAR.CRYPTOCREATEACCOUNT)) {
       h.result = 'INSUFFICIENT_PAYER_BALANCE';
       return false;
     }
@@ -697,7 +703,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
       chargedTxFeeTinybar: Number(h.feeTinybar),
       blockNumber,
       index,
-      transfers: [...h.transfers].filter(([, amount]) => amount !== 0n).map(([account, amount]) => ({ account, amount: Number(amount) })),
+      transfers: netTransferList(h.transfers),
       hash: item.hash,
     };
     if (h.fileId) record.fileId = h.fileId;
@@ -808,10 +814,12 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     return BigInt((await this.evm.request({ method: 'eth_getBalance', params: [address, 'latest'] })) as string);
   }
 
-  /** Moves a service fee from the payer to the fee collector. */
+  /** Moves a service fee from the payer to the fee collector; a superuser pays none (superusers.ts). */
   async #charge(h: Handled, payerId: string, tinybar: bigint): Promise<void> {
-    await this.#move(h, payerId, FEE_COLLECTOR_ACCOUNT, tinybar);
-    h.feeTinybar += tinybar;
+    const fee = payerFee(payerId, tinybar);
+    if (fee === 0n) return;
+    await this.#move(h, payerId, FEE_COLLECTOR_ACCOUNT, fee);
+    h.feeTinybar += fee;
   }
 
   /** Moves hbar between two accounts and records it; balances live in the EVM, in weibar. */
@@ -846,6 +854,18 @@ interface EvmReceipt {
 
 function add(transfers: Map<string, bigint>, account: string, amount: bigint): void {
   transfers.set(account, (transfers.get(account) ?? 0n) + amount);
+}
+
+/**
+ * A record's hbar transfer list: net non-zero amounts in account order, as the network writes it (hedera-services
+ * token service `RecordFinalizerBase.hbarChangesFrom` sorts them with `TokenComparators.ACCOUNT_AMOUNT_COMPARATOR`,
+ * by account id), so that clients reading `transfers[i]` by position see what they would on a network.
+ */
+function netTransferList(transfers: Map<string, bigint>): LedgerTransaction['transfers'] {
+  return [...transfers]
+    .filter(([, amount]) => amount !== 0n)
+    .sort(([a], [b]) => entityNum(a)! - entityNum(b)!)
+    .map(([account, amount]) => ({ account, amount: Number(amount) }));
 }
 
 /** 48 bytes: the EVM block hash, then 16 bytes derived from it, so either form finds the block. */

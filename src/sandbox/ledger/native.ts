@@ -4,13 +4,11 @@
  * the accounts whose keys must sign besides the payer: whoever is debited (unless the payer spends an allowance),
  * a new token's treasury and keys, the account being associated.
  */
-import type { PublicKey } from '@hashgraph/sdk';
 import type { proto } from '@hashgraph/proto';
-import type { NativeWork } from './chain.js';
+import type { NativeDecoded } from './nativeWork.js';
 import { accountRef } from './aliases.js';
 import { idOf, toBigInt } from './hapi.js';
 import { TOKEN_METHODS, decodeToken, simpleKey } from './tokenDecode.js';
-import type { TokenKeyRole } from './tokens.js';
 
 export const NATIVE_METHODS: Record<string, string> = {
   cryptoCreateAccount: 'createAccount',
@@ -19,16 +17,6 @@ export const NATIVE_METHODS: Record<string, string> = {
   tokenAssociate: 'associateTokens',
   ...TOKEN_METHODS,
 };
-
-export interface NativeDecoded {
-  work: NativeWork;
-  /** Accounts whose keys must have signed. */
-  signers: string[];
-  /** Keys that must have signed that belong to no account (a new token's admin key). */
-  keys: PublicKey[];
-  /** A token's keys that must have signed (a mint's supply key); a token without that key fails at consensus. */
-  tokenKeys?: Array<{ token: string; role: TokenKeyRole }>;
-}
 
 /** The work a body asks for, or the precheck status that refuses it. */
 export function decodeNative(body: proto.TransactionBody): NativeDecoded | string {

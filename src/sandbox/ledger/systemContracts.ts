@@ -16,7 +16,7 @@ import { AbiCoder, id as eventTopic, getAddress, keccak256 } from 'ethers';
 import type { EvmRequester } from './view.js';
 import { exchangeRateSet } from './hapi.js';
 import { entityId, entityNum, longZeroAddress, longZeroNum } from './ids.js';
-import type { TokenState } from './tokenService.js';
+import type { TokenState } from './tokenState.js';
 import type { LedgerToken } from './tokens.js';
 import { EXCHANGE_RATE_RUNTIME, HTS_RUNTIME, PRNG_RUNTIME } from './systemContractsCode.js';
 

@@ -6,7 +6,7 @@
  */
 import { PublicKey } from '@hashgraph/sdk';
 import type { proto } from '@hashgraph/proto';
-import type { NativeDecoded } from './native.js';
+import type { NativeDecoded } from './nativeWork.js';
 import { idOf, toBigInt } from './hapi.js';
 import { INFINITE_MAX_SUPPLY, type KeyRef, type TokenKeyRole, type TokenSpec } from './tokens.js';
 

@@ -12,6 +12,7 @@ import { AllowanceBook } from './allowances.js';
 import { NftStore, type NftMove } from './nfts.js';
 import { TokenLedger, type KeyRef, type LedgerToken, type TokenKeyRole, type TokenMove, type TokenSpec } from './tokens.js';
 import type { LedgerTransaction } from './view.js';
+import type { TokenState } from './tokenState.js';
 
 /**
  * Service fees in tinybar, on the scale of the sandbox's other fees (chain.ts FEES_TINYBAR: the fee schedule's USD
@@ -57,14 +58,6 @@ export interface TokenOutcome {
   record?: Pick<LedgerTransaction, 'nftTransfers' | 'newTotalSupply' | 'serialNumbers'>;
 }
 
-/** The token service's state as the mirror node stand-in reads it. */
-export interface TokenState {
-  tokens(): readonly LedgerToken[];
-  token(id: string): LedgerToken | undefined;
-  readonly ledger: TokenLedger;
-  readonly nfts: NftStore;
-  readonly allowances: AllowanceBook;
-}
 
 /** The token an approved move spends, or undefined for hbar. */
 const spentToken = (m: HbarMove | TokenMove): string | undefined => ('token' in m ? m.token : undefined);

@@ -9,7 +9,7 @@
  */
 import type { EventEmitter } from 'node:events';
 import type { LedgerToken } from './tokens.js';
-import type { TokenState } from './tokenService.js';
+import type { TokenState } from './tokenState.js';
 
 /** An EIP-1193 style request into the sandbox's EVM (Hardhat's EDR). */
 export interface EvmRequester {

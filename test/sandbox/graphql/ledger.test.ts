@@ -10,8 +10,8 @@ let validStart = 1_700_000_000;
 /** Submits a FILECREATE paid by the operator; it is recorded when the next block closes. */
 async function submitFile(chain: LedgerChain): Promise<void> {
   const status = await chain.createFile({
-    transactionId: `0.0.2-${validStart++}-0`,
-    payer: '0.0.2',
+    transactionId: `${chain.operator.accountId}-${validStart++}-0`,
+    payer: chain.operator.accountId,
     hash: `0x${randomBytes(48).toString('hex')}`,
     contents: Buffer.from('hello'),
   });
@@ -52,7 +52,7 @@ describe('sandbox: ledger GraphQL stand-in', () => {
       variables: { t: all[0] },
     });
     expect(body.data.transaction.map((t: { consensus_timestamp: string }) => t.consensus_timestamp)).to.deep.equal(all.slice(2));
-    expect(body.data.transaction[0]).to.include({ payer_account_id: '2', name: 'FILECREATE', result: 'SUCCESS' });
+    expect(body.data.transaction[0]).to.include({ payer_account_id: chain.operator.accountId.split('.')[2], name: 'FILECREATE', result: 'SUCCESS' });
     const eq = await postGraphql(gql.url, { query: `{ transaction(where: {consensus_timestamp: {_eq: "${all[1]}"}}) { consensus_timestamp } }` });
     expect(eq.body.data.transaction).to.deep.equal([{ consensus_timestamp: all[1] }]);
   });

@@ -114,7 +114,7 @@ describe('sandbox mirror node: accounts, balances, transactions, contracts, netw
       const transfer = body.transactions.find((t: any) => t.consensus_timestamp === f.transfer.consensusTimestamp);
       expect(Buffer.from(transfer.transaction_hash, 'base64').toString('hex')).to.equal(f.transfer.hash.slice(2)).and.have.length(96);
       expect(transfer.name).to.equal('ETHEREUMTRANSACTION');
-      expect(transfer.transaction_id).to.match(/^0\.0\.2-\d+-\d{9}$/);
+      expect(transfer.transaction_id).to.match(new RegExp(`^${f.chain.operator.accountId.replaceAll('.', '\\.')}-\\d+-\\d{9}$`));
       expect(transfer.transfers).to.deep.include({ account: bob, amount: 500_000_000, is_approval: false });
       expect(transfer.charged_tx_fee).to.equal(f.transfer.chargedTxFeeTinybar);
     });

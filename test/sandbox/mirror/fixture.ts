@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { Interface, Wallet, getBytes, keccak256, parseEther } from 'ethers';
 import solc from 'solc';
 import { sandboxAccounts } from '../../../src/sandbox/accounts.js';
-import { LedgerChain, OPERATOR_ACCOUNT } from '../../../src/sandbox/ledger/chain.js';
+import { LedgerChain } from '../../../src/sandbox/ledger/chain.js';
 import type { LedgerBlock, LedgerTransaction } from '../../../src/sandbox/ledger/view.js';
 import { startMirrorNode, type MirrorNode } from '../../../src/sandbox/mirror/server.js';
 import { validateMirrorResponse } from '../../support/mirrorSchema.js';
@@ -78,8 +78,8 @@ export async function buildFixture(): Promise<Fixture> {
     });
     const bytes = getBytes(signed);
     const status = await chain.submitEthereumTransaction({
-      transactionId: `${OPERATOR_ACCOUNT}-${validStart++}-0`,
-      payer: OPERATOR_ACCOUNT,
+      transactionId: `${chain.operator.accountId}-${validStart++}-0`,
+      payer: chain.operator.accountId,
       hash: `0x${createHash('sha384').update(bytes).digest('hex')}`,
       ethereumData: bytes,
       maxGasAllowanceTinybar: 0n,

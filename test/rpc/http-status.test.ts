@@ -1,0 +1,102 @@
+/**
+ * HTTP statuses of JSON-RPC errors: 200 by default (ethers v6 hides the code of any non-2xx answer), and the official
+ * hiero relay's mapping on the ledger relay with `relay.httpErrorMapping: official` (its httpErrorMapper,
+ * EthereumRPCConformityService and batch handling).
+ */
+import { expect } from 'chai';
+import { defaultPlans } from '../../src/config/catalogue.js';
+import { rpc, startTestGateway, type TestGateway } from '../support/gateway.js';
+
+const call = (method: string, params: unknown[] = [], id: unknown = 1) => ({ jsonrpc: '2.0', id, method, params });
+/** A creation call whose init code reverts at once (PUSH1 0 PUSH1 0 REVERT). */
+const REVERTING_CALL = call('eth_call', [{ data: '0x60006000fd' }, 'latest']);
+
+async function statuses(t: TestGateway, path: string, bodies: Record<string, unknown>) {
+  const url = `${t.gw.url}/${path}/v1/${t.key}/rpc`;
+  const out: Record<string, [number, number | undefined]> = {};
+  for (const [name, body] of Object.entries(bodies)) {
+    const { status, json } = await rpc(url, body);
+    out[name] = [status, Array.isArray(json) ? undefined : json?.error?.code];
+  }
+  return out;
+}
+
+const LEDGER_CASES = {
+  result: call('eth_blockNumber'),
+  badParams: call('eth_getBalance', [42, true]),
+  unknownMethod: call('eth_doesNotExist'),
+  parseError: '{"jsonrpc":"2.0",',
+  invalidRequest: { id: 1 },
+  revert: REVERTING_CALL,
+  batchWithErrors: [call('eth_doesNotExist'), call('eth_getBalance', [42, true], 2)],
+};
+
+describe('HTTP status of JSON-RPC errors', function () {
+  describe('by default', () => {
+    let t: TestGateway;
+    before(async () => (t = await startTestGateway()));
+    after(() => t?.close());
+
+    it('answers 200 for every JSON-RPC error on the ledger relay', async () => {
+      expect(await statuses(t, 'hedera-testnet', LEDGER_CASES)).to.deep.equal({
+        result: [200, undefined],
+        badParams: [200, -32602],
+        unknownMethod: [200, -32601],
+        parseError: [200, -32700],
+        invalidRequest: [200, -32600],
+        revert: [200, 3],
+        batchWithErrors: [200, undefined],
+      });
+    });
+  });
+
+  describe('with relay.httpErrorMapping official', () => {
+    let t: TestGateway;
+    // Keys hold at most two filters, so the third is refused for a limit.
+    const plans = defaultPlans();
+    before(async () => (t = await startTestGateway({ relay: { httpErrorMapping: 'official' }, plans: { ...plans, enterprise: { ...plans.enterprise, maxFilters: 2 } } })));
+    after(() => t?.close());
+
+    it('answers as the official relay does on the ledger relay: 400 for request, params and method errors, 200 for reverts and batches', async () => {
+      expect(await statuses(t, 'hedera-testnet', LEDGER_CASES)).to.deep.equal({
+        result: [200, undefined],
+        badParams: [400, -32602],
+        unknownMethod: [400, -32601],
+        parseError: [400, -32700],
+        invalidRequest: [400, -32600],
+        revert: [200, 3],
+        batchWithErrors: [200, undefined],
+      });
+    });
+
+    it('answers 429 for a limit', async () => {
+      const url = `${t.gw.url}/hedera-testnet/v1/${t.key}/rpc`;
+      const answers = [];
+      for (let i = 0; i < 3; i++) answers.push(await rpc(url, call('eth_newBlockFilter')));
+      expect(answers.map((a) => [a.status, a.json.error?.code])).to.deep.equal([[200, undefined], [200, undefined], [429, -32005]]);
+    });
+
+    it('keeps 200 for errors on EVM networks', async () => {
+      const out = await statuses(t, 'ethereum-sepolia', { unknownMethod: call('eth_doesNotExist'), badParams: call('eth_getBalance', [42, true]) });
+      expect(Object.values(out).map(([status]) => status)).to.deep.equal([200, 200]);
+    });
+  });
+
+  describe('with relay.onValidRequestErrorStatus 200 (ON_VALID_JSON_RPC_HTTP_RESPONSE_STATUS_CODE=200)', () => {
+    let t: TestGateway;
+    before(async () => (t = await startTestGateway({ relay: { httpErrorMapping: 'official', onValidRequestErrorStatus: 200 } })));
+    after(() => t?.close());
+
+    it('answers 200 for errors to well-formed requests, 400 for malformed ones', async () => {
+      expect(await statuses(t, 'hedera-testnet', LEDGER_CASES)).to.deep.equal({
+        result: [200, undefined],
+        badParams: [200, -32602],
+        unknownMethod: [200, -32601],
+        parseError: [400, -32700],
+        invalidRequest: [400, -32600],
+        revert: [200, 3],
+        batchWithErrors: [200, undefined],
+      });
+    });
+  });
+});
