@@ -26,6 +26,8 @@ export const ERRORS = {
   INVALID_REQUEST: entry(200, -32600, 'BAD_REQUEST', 'Invalid Request'),
   EMPTY_BATCH: entry(200, -32600, 'BAD_REQUEST', 'Invalid Request: empty batch'),
   BATCH_TOO_LARGE: entry(200, -32600, 'BAD_REQUEST', 'Invalid Request: batch too large'),
+  // The official relay's words and code for the same refusal (its BATCH_REQUESTS_AMOUNT_MAX_EXCEEDED), on the ledger chain.
+  LEDGER_BATCH_TOO_LARGE: entry(200, -32203, 'BAD_REQUEST', 'Batch request amount {detail} exceeds max {detail}'),
   METHOD_NOT_FOUND: entry(200, -32601, 'BAD_REQUEST', 'Method not found'),
   INVALID_PARAMS: entry(200, -32602, 'BAD_USER_INPUT', 'Invalid params'),
   INTERNAL: entry(500, -32603, 'INTERNAL_SERVER_ERROR', 'Internal error'),
@@ -78,6 +80,8 @@ export const ERRORS = {
   UNSUPPORTED_METHOD: entry(200, -32601, 'BAD_REQUEST', 'Method {detail} not found'),
   METHOD_NOT_IN_BATCH: entry(200, -32007, 'BAD_REQUEST', 'Method {detail} is not permitted as part of batch requests'),
   UNSUPPORTED_SUBSCRIPTION: entry(200, -32601, 'BAD_REQUEST', 'Unsupported JSON-RPC method'),
+  // A method the official relay knows and refuses (its predefined.UNSUPPORTED_METHOD), unlike one it has never heard of.
+  REFUSED_METHOD: entry(200, -32601, 'BAD_REQUEST', 'Unsupported JSON-RPC method'),
   // The official relay's form of a params error (its predefined.INVALID_PARAMETER): the detail names the parameter.
   INVALID_PARAMETER: entry(200, -32602, 'BAD_USER_INPUT', 'Invalid parameter {detail}'),
   NOT_A_LOG_SOURCE: entry(200, -32602, 'BAD_USER_INPUT', 'Invalid parameter filters.address: {detail} is not a valid contract or token type or does not exists'),

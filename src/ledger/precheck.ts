@@ -7,6 +7,7 @@ import { toQuantity } from 'ethers/utils';
 import { GatewayError, hidingCause } from '../errors.js';
 import { intrinsicGas, tinybarToWeibar } from './convert.js';
 import type { LedgerReads } from './reads.js';
+import { nextNonce } from './senderOrder.js';
 
 /**
  * Largest signed transaction accepted: the official relay's SEND_RAW_TRANSACTION_SIZE_LIMIT, which is also the
@@ -66,14 +67,17 @@ export function checkShape(tx: Transaction, chainId: number, maxGas: number): vo
   if (tx.gasLimit < intrinsic) throw new GatewayError('GAS_LIMIT_TOO_LOW', [String(tx.gasLimit), String(intrinsic)]);
 }
 
-/** Checks against the network: gas price, then the sender's account (one mirror-node lookup each, in parallel). */
-export async function checkAgainstNetwork(tx: Transaction, reads: LedgerReads): Promise<void> {
+/**
+ * Checks against the network: gas price, then the sender's account (one mirror-node lookup each, in parallel). The
+ * nonce expected is the account's past the sender's `pending` ones (submitted, not yet on the mirror node).
+ */
+export async function checkAgainstNetwork(tx: Transaction, reads: LedgerReads, pending: number[] = []): Promise<void> {
   const [priceTinybar, account] = await Promise.all([reads.gasPriceTinybar(), reads.account(tx.from!.toLowerCase())]);
   const networkPrice = tinybarToWeibar(priceTinybar);
   const offered = offeredPrice(tx);
   if (offered < networkPrice) throw new GatewayError('GAS_PRICE_TOO_LOW', [String(offered), String(networkPrice)]);
   if (!account) throw new GatewayError('UNKNOWN_SENDER', tx.from!);
-  const nonce = BigInt(account.ethereum_nonce ?? 0);
+  const nonce = BigInt(nextNonce(Number(account.ethereum_nonce ?? 0), pending));
   if (BigInt(tx.nonce) < nonce) throw new GatewayError('NONCE_TOO_LOW', [String(tx.nonce), String(nonce)]);
   // The ledger has no mempool: a nonce gap would be rejected by consensus after the fee is paid.
   if (BigInt(tx.nonce) > nonce) throw new GatewayError('NONCE_TOO_HIGH', [String(tx.nonce), String(nonce)]);

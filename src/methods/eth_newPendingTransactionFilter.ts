@@ -1,9 +1,10 @@
-import type { MethodEnv } from './types.js';
+import { GatewayError } from '../errors.js';
 
 /**
- * Mirror: nothing. The ledger has no public mempool (transactions go straight to consensus nodes), so, as an Ethereum
- * node without one does, the filter is made and its changes are always empty.
+ * Mirror: nothing. The ledger has no public mempool (transactions go straight to consensus nodes); the official relay
+ * refuses the method as unsupported (its eth.ts newPendingTransactionFilter), and so does this one, rather than make
+ * a filter whose changes would always be empty. EVM networks keep theirs (the gateway's filters make it).
  */
-export function eth_newPendingTransactionFilter(params: unknown[], env: MethodEnv) {
-  return env.filters.call('eth_newPendingTransactionFilter', params, env.ctx.key);
+export async function eth_newPendingTransactionFilter(): Promise<never> {
+  throw new GatewayError('REFUSED_METHOD');
 }

@@ -1,6 +1,6 @@
 import { pollUntil } from '../rpc/sendSync.js';
 import { positional } from './params.js';
-import { precheckRaw, submitChecked } from './submit.js';
+import { forgetSubmitted, precheckRaw, submitChecked } from './submit.js';
 import type { MethodEnv } from './types.js';
 
 /**
@@ -14,6 +14,6 @@ export async function eth_sendRawTransaction(params: unknown[], env: MethodEnv):
   const [rawParam] = positional(params, 1, 1);
   const checked = await precheckRaw(rawParam, env);
   await submitChecked(checked, env);
-  await pollUntil(() => env.reads.contractResult(checked.hash), Date.now() + env.mirrorTotalMs);
+  if (await pollUntil(() => env.reads.contractResult(checked.hash), Date.now() + env.mirrorTotalMs)) await forgetSubmitted(checked, env);
   return checked.hash;
 }

@@ -1,7 +1,7 @@
 import { pollUntil, syncTimeout, syncWaitMs } from '../rpc/sendSync.js';
 import { eth_getTransactionReceipt } from './eth_getTransactionReceipt.js';
 import { positional } from './params.js';
-import { precheckRaw, submitChecked } from './submit.js';
+import { forgetSubmitted, precheckRaw, submitChecked } from './submit.js';
 import type { MethodEnv } from './types.js';
 
 /**
@@ -29,5 +29,6 @@ export async function eth_sendRawTransactionSync(params: unknown[], env: MethodE
   }
   const receipt = await pollUntil(() => eth_getTransactionReceipt([hash], env), deadline);
   if (!receipt) throw syncTimeout(hash, waitMs);
+  await forgetSubmitted(checked, env);
   return receipt;
 }

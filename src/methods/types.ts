@@ -2,6 +2,7 @@ import type { LedgerConfig } from '../config/schema.js';
 import type { Consensus } from '../ledger/consensus.js';
 import type { PendingPool } from '../ledger/pendingPool.js';
 import type { LedgerReads } from '../ledger/reads.js';
+import type { PendingNonces, SenderLocks } from '../ledger/senderOrder.js';
 import type { NetworkFilters } from '../live/filters.js';
 import type { VerifiedKey } from '../keys/types.js';
 import type { HbarReservation } from '../limits/hbarBudgets.js';
@@ -22,6 +23,8 @@ export interface MethodEnv {
   consensus: Consensus | undefined;
   /** Absent where no hbar limits apply (relays built without the gateway, in tests and tools). */
   hbar: NetworkHbarBudgets | undefined;
+  /** Each sender's turns at submitting and its submitted nonces the mirror node does not show yet. */
+  senders: { locks: SenderLocks; pending: PendingNonces };
   /** Bound on waiting for the mirror node to show a submitted transaction. */
   mirrorTotalMs: number;
   /** This relay's submissions awaiting their consensus receipt (txpool_*). */

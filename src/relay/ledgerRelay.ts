@@ -24,6 +24,7 @@ import { consensusOnDemand } from '../ledger/consensus.js';
 import { MirrorClient, type MirrorStats } from '../ledger/mirror.js';
 import { LocalPendingPool } from '../ledger/pendingPool.js';
 import { LedgerReads } from '../ledger/reads.js';
+import { LocalPendingNonces, LocalSenderLocks } from '../ledger/senderOrder.js';
 
 export interface LedgerRelayStats {
   cache: CacheStats;
@@ -74,6 +75,8 @@ export function createLedgerRelay(opts: LedgerRelayOptions): LedgerRelay {
     ledger.operatorId && ledger.operatorKey ? consensusOnDemand({ ...ledger, operatorId: ledger.operatorId, operatorKey: ledger.operatorKey }) : undefined;
   // One instance's submissions; a pool shared across instances would be built here instead.
   const pending = new LocalPendingPool();
+  // This instance's view; senders whose transactions reach several instances need a shared (Redis) pair instead.
+  const senders = { locks: new LocalSenderLocks(), pending: new LocalPendingNonces() };
   const sendSync = { defaultMs: relay.sendSyncDefaultMs, maxMs: relay.sendSyncMaxMs };
   const networkId = opts.network ?? `chain-${opts.chainId}`;
   const hbar = opts.hbar && { reserve: opts.hbar.reserve.bind(opts.hbar, networkId) };
@@ -82,7 +85,7 @@ export function createLedgerRelay(opts: LedgerRelayOptions): LedgerRelay {
   // Every env is a literal of this one shape: spreading a shared base object into each request's env took 3% of the
   // gateway's time under the relay mix.
   const envOf = (ctx: CallContext, filters: NetworkFilters | undefined) =>
-    ({ chainId: opts.chainId, ledger, reads, consensus, hbar, pending, mirrorTotalMs: relay.mirrorTotalMs, maxLogBlocks: relay.maxLogBlocks, sendSync, filters, ctx }) as MethodEnv;
+    ({ chainId: opts.chainId, ledger, reads, consensus, hbar, pending, senders, mirrorTotalMs: relay.mirrorTotalMs, maxLogBlocks: relay.maxLogBlocks, sendSync, filters, ctx }) as MethodEnv;
   // Filters read the chain with the relay's own methods (eth_blockNumber, eth_getBlockByNumber, eth_getLogs), which
   // use no per-call context and no filters.
   const readEnv = envOf({ requestId: 'filters' } as CallContext, undefined);

@@ -36,7 +36,11 @@ export interface Answer {
 export async function answer(parsed: ParsedBody, backend: RpcBackend, ctx: CallContext): Promise<Answer> {
   const prefixed = (outcome: RpcOutcome): RpcOutcome =>
     ctx.errorPrefix && 'error' in outcome ? { error: { ...outcome.error, message: `${ctx.errorPrefix}${outcome.error.message}` } } : outcome;
-  if (parsed.kind === 'error') return { body: serializeResponse('null', prefixed({ error: parsed.error })), error: parsed.error };
+  if (parsed.kind === 'error') {
+    const one = serializeResponse('null', prefixed({ error: parsed.error }));
+    // Copies answer a refused batch, which is 200 however the statuses are mapped (as the official relay answers it).
+    return parsed.copies === undefined ? { body: one, error: parsed.error } : { body: `[${Array<string>(parsed.copies).fill(one).join(',')}]` };
+  }
   const entries = parsed.kind === 'single' ? [parsed.entry] : parsed.entries;
   const calls: RpcCall[] = [];
   for (const e of entries) if ('call' in e) calls.push(e.call);

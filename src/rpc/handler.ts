@@ -29,7 +29,7 @@ export function createRpcHandler(opts: RpcHandlerOptions): ApiHandler {
     admission: {
       key: 'required',
       costOfBody(body, ctx) {
-        const parsed = parseBody(body.toString('utf8'), opts.maxBatch);
+        const parsed = parseBody(body.toString('utf8'), opts.maxBatch, ctx.route.network?.chain.kind === 'ledger' ? 'official' : 'default');
         ctx.priced = parsed;
         return callCount(parsed);
       },
@@ -58,8 +58,13 @@ export function createRpcHandler(opts: RpcHandlerOptions): ApiHandler {
       endInBurst(ctx.res, body);
     },
     renderError(err, ctx) {
-      const body = serializeEdgeError(parsedOf(ctx), toErrorObject(err));
-      ctx.res.writeHead(err.http, ctx.headers.with({ 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...err.headers }));
+      const error = toErrorObject(err);
+      const body = serializeEdgeError(parsedOf(ctx), error);
+      // The official relay answers a body past its limit as an invalid request (400): mapped as its other errors are
+      // where its mapping applies; the edge's other refusals (401, 403, 429) keep their statuses everywhere.
+      const rule = ctx.route.network && opts.statusRuleFor?.(ctx.route.network);
+      const status = err.errorName === 'BODY_TOO_LARGE' && rule && rule !== ALWAYS_200 ? rule({ batch: false, error }) : err.http;
+      ctx.res.writeHead(status, ctx.headers.with({ 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...err.headers }));
       endInBurst(ctx.res, body);
     },
     takesHeaders: true,

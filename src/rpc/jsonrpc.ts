@@ -24,9 +24,17 @@ export type Entry = { call: RpcCall } | { invalid: RawId; error: RpcErrorObject 
 export type ParsedBody =
   | { kind: 'single'; entry: Entry }
   | { kind: 'batch'; entries: Entry[] }
-  | { kind: 'error'; error: RpcErrorObject };
+  | { kind: 'error'; error: RpcErrorObject; copies?: number };
 
-export function errorObject(name: ErrorName, detail?: string, data?: unknown): RpcErrorObject {
+/**
+ * How a batch past the limit is refused: by default one error object; `official` (the ledger relay) as the official
+ * relay's koaJsonRpc does, an array with one copy of its -32203 error per request, here at most REFUSAL_COPIES_MAX.
+ */
+export type BatchRefusal = 'default' | 'official';
+/** Bounds the answer to a huge refused batch (a 5 MiB body holds 2.6 million `1,` entries). */
+const REFUSAL_COPIES_MAX = 10_000;
+
+export function errorObject(name: ErrorName, detail?: string | readonly string[], data?: unknown): RpcErrorObject {
   return toErrorObject(new GatewayError(name, detail, data));
 }
 
@@ -85,7 +93,7 @@ function toEntry(value: unknown, exactId: string | undefined): Entry {
   return { call: { id, method: obj.method, params: params ?? [] } };
 }
 
-export function parseBody(text: string, maxBatch: number): ParsedBody {
+export function parseBody(text: string, maxBatch: number, batchRefusal: BatchRefusal = 'default'): ParsedBody {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -95,7 +103,11 @@ export function parseBody(text: string, maxBatch: number): ParsedBody {
   const exact = hasUnsafeNumericId(value) ? rawIds(text) : undefined;
   if (!Array.isArray(value)) return { kind: 'single', entry: toEntry(value, exact as string | undefined) };
   if (value.length === 0) return { kind: 'error', error: errorObject('EMPTY_BATCH') };
-  if (value.length > maxBatch) return { kind: 'error', error: errorObject('BATCH_TOO_LARGE', `at most ${maxBatch} calls per batch`) };
+  if (value.length > maxBatch) {
+    if (batchRefusal === 'default') return { kind: 'error', error: errorObject('BATCH_TOO_LARGE', `at most ${maxBatch} calls per batch`) };
+    const error = errorObject('LEDGER_BATCH_TOO_LARGE', [String(value.length), String(maxBatch)]);
+    return { kind: 'error', error, copies: Math.min(value.length, REFUSAL_COPIES_MAX) };
+  }
   const ids = exact as Array<string | undefined> | undefined;
   return { kind: 'batch', entries: value.map((v, i) => toEntry(v, ids?.[i])) };
 }

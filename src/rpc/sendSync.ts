@@ -29,7 +29,7 @@ export function syncTimeout(hash: string | undefined, waitedMs: number): Gateway
   return new GatewayError('SEND_SYNC_TIMEOUT', `waited ${waitedMs} ms`, hash);
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Asks until an answer comes or the deadline (epoch ms) passes; waits double from 20 ms up to 500 ms between asks. */
 export async function pollUntil<T>(look: () => Promise<T | null | undefined>, deadline: number): Promise<T | undefined> {

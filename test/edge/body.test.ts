@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { readBody } from '../../src/edge/body.js';
 import { isGatewayError } from '../../src/errors.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
 const LIMIT = 1_000;
 
@@ -67,4 +68,38 @@ describe('request body', () => {
     expect(await send(['x'.repeat(600), 'x'.repeat(600)], 30)).to.equal(413);
     expect(outcomes).to.deep.equal(['BODY_TOO_LARGE', 'BODY_TOO_LARGE', 'BODY_TOO_LARGE']);
   });
+});
+
+describe('a body far past the limit, through the gateway', function () {
+  this.timeout(120_000);
+  let t: TestGateway;
+  before(async () => (t = await startTestGateway()));
+  after(() => t?.close());
+
+  // The official relay's compliance suite posts eth_getLogs with a million addresses (44 MB): the client must get the
+  // refusal as a JSON-RPC error, not a reset while it is still sending.
+  for (const declared of [true, false]) {
+    it(`answers 413 with a JSON-RPC error and no reset (${declared ? 'with' : 'without'} a declared length)`, async () => {
+      const addresses = Array.from({ length: 1_000_000 }, (_, i) => `0x${i.toString(16).padStart(40, '0')}`);
+      const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 'limit-test', method: 'eth_getLogs', params: [{ address: addresses }] }));
+      const url = new URL(`${t.gw.url}/hedera-testnet/v1/${t.key}/rpc`);
+      // Settled when the request is over (its socket closed), so a reset after the answer counts too.
+      const answer = await new Promise<{ status: number; text: string; error?: string }>((resolve) => {
+        const headers = { 'content-type': 'application/json', ...(declared ? { 'content-length': String(body.length) } : {}) };
+        const got = { status: 0, text: '', error: undefined as string | undefined };
+        const req = http.request(url, { method: 'POST', headers, agent: false }, (res) => {
+          got.status = res.statusCode!;
+          res.setEncoding('utf8');
+          res.on('data', (chunk) => (got.text += chunk));
+        });
+        req.on('error', (err) => (got.error ??= err.message));
+        req.on('close', () => resolve(got));
+        for (let i = 0; i < body.length; i += 1 << 16) req.write(body.subarray(i, i + (1 << 16)));
+        req.end();
+      });
+      expect(answer.error).to.equal(undefined);
+      expect(answer.status).to.equal(413);
+      expect(JSON.parse(answer.text)).to.deep.include({ jsonrpc: '2.0', id: null }).and.have.nested.property('error.code', -32600);
+    });
+  }
 });

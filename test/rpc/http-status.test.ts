@@ -76,6 +76,14 @@ describe('HTTP status of JSON-RPC errors', function () {
       expect(answers.map((a) => [a.status, a.json.error?.code])).to.deep.equal([[200, undefined], [200, undefined], [429, -32005]]);
     });
 
+    it('answers 400 with a JSON-RPC error for a body over the limit, as the official relay does, and keeps 413 on EVM networks', async () => {
+      const big = JSON.stringify(call('eth_getLogs', [{ address: Array.from({ length: 150_000 }, (_, i) => `0x${i.toString(16).padStart(40, '0')}`) }]));
+      const ledger = await rpc(`${t.gw.url}/hedera-testnet/v1/${t.key}/rpc`, big);
+      expect([ledger.status, ledger.json.error?.code]).to.deep.equal([400, -32600]);
+      const evm = await rpc(`${t.gw.url}/ethereum-sepolia/v1/${t.key}/rpc`, big);
+      expect([evm.status, evm.json.error?.code]).to.deep.equal([413, -32600]);
+    });
+
     it('keeps 200 for errors on EVM networks', async () => {
       const out = await statuses(t, 'ethereum-sepolia', { unknownMethod: call('eth_doesNotExist'), badParams: call('eth_getBalance', [42, true]) });
       expect(Object.values(out).map(([status]) => status)).to.deep.equal([200, 200]);
