@@ -4,10 +4,10 @@ import { GatewayError } from '../errors.js';
 const EMPTY = Buffer.alloc(0);
 
 /**
- * How much of a body past the limit is read and dropped before the refusal is sent. Closing the connection on a client
- * still sending makes its socket reset, so it sees `ECONNRESET`/`EPIPE` instead of the answer (the official relay's
- * compliance suite posts 44 MB); read to its end, the refusal arrives and the close is clean. Past this, or past the
- * server's requestTimeoutMs (or a keyless body's timeout), the client is not waited for.
+ * How much of a keyed caller's body past the limit is read and dropped before the refusal is sent. Closing the
+ * connection on a client still sending makes its socket reset, so it sees `ECONNRESET`/`EPIPE` instead of the answer
+ * (the official relay's compliance suite posts 44 MB); read to its end, the refusal arrives and the close is clean.
+ * Past this, or past the server's requestTimeoutMs, the client is not waited for.
  */
 export const DRAIN_LIMIT_BYTES = 64 * 1024 * 1024;
 
@@ -17,7 +17,10 @@ export const DRAIN_LIMIT_BYTES = 64 * 1024 * 1024;
  */
 export function readBody(req: IncomingMessage, limit: number, timeoutMs?: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
-  if (declared > DRAIN_LIMIT_BYTES) return Promise.reject(bodyTooLarge(req, limit));
+  // A keyless caller's body (the one given a timeout) is cut at the limit: reading more for a stranger is work that
+  // the keyless budget does not price. A keyed caller's refused body is charged to its key.
+  const drainLimit = timeoutMs === undefined ? DRAIN_LIMIT_BYTES : limit;
+  if (declared > drainLimit) return Promise.reject(bodyTooLarge(req, limit));
   // A small body has usually arrived whole with the headers: taken from the stream's buffer at once, without listeners
   // and the ticks of a flowing stream.
   if (req.complete && req.readableFlowing === null && req.readableLength <= limit) return Promise.resolve(req.read() ?? EMPTY);
@@ -34,7 +37,7 @@ export function readBody(req: IncomingMessage, limit: number, timeoutMs?: number
       timeoutMs === undefined ? undefined : setTimeout(() => refuse(tooLarge ? bodyTooLarge(req, limit) : bodyTimedOut(timeoutMs)), timeoutMs);
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > DRAIN_LIMIT_BYTES) return refuse(bodyTooLarge(req, limit));
+      if (size > drainLimit) return refuse(bodyTooLarge(req, limit));
       if (size > limit) {
         // Dropped as it comes: only the refusal is left to send, at the end.
         tooLarge = true;

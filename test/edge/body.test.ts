@@ -103,3 +103,27 @@ describe('a body far past the limit, through the gateway', function () {
     });
   }
 });
+
+describe('a keyless body past the limit, through the gateway', function () {
+  this.timeout(60_000);
+  let t: TestGateway;
+  before(async () => (t = await startTestGateway()));
+  after(() => t?.close());
+
+  // Draining is for keyed callers, whose refused body is charged to their key; a stranger's is cut at the limit.
+  it('is refused as soon as it passes the keyless limit, without waiting for the rest it declared', async function () {
+    // Well below the keyless body timeout (10 s), which a drain would wait for.
+    this.timeout(5_000);
+    const url = new URL(`${t.gw.url}/mcp`);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(8 << 20) }, agent: false }, (res) => {
+        res.resume();
+        resolve(res.statusCode!);
+      });
+      req.on('error', (err) => (err.message.includes('EPIPE') || err.message.includes('ECONNRESET') ? undefined : reject(err)));
+      // 64 KiB of the declared 8 MiB, then nothing: a drain would wait for the rest until the keyless timeout.
+      req.write(Buffer.alloc(64 * 1024, 0x20));
+    });
+    expect(status).to.equal(413);
+  });
+});
