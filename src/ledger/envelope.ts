@@ -5,7 +5,7 @@
  * reads each entry as a byte string and fails with `startsWith is not a function`), so the split is done here with
  * ethers' RLP, which leaves every other field byte for byte as signed.
  */
-import { decodeRlp, encodeRlp, getBytes, hexlify, type RlpStructuredData } from 'ethers';
+import { decodeRlp, encodeRlp, getBytes, hexlify, type RlpStructuredData } from 'ethers/utils';
 
 /** Position of the call data among an envelope's RLP fields: legacy, EIP-2930 (type 1), EIP-1559 (type 2), EIP-7702 (type 4). */
 const CALL_DATA_FIELD: Record<number, number> = { 1: 6, 2: 7, 4: 7 };

@@ -5,7 +5,9 @@
  * bytes for the same objects: quantities are encoded as their hex digits padded to whole bytes (`0x0` is the byte
  * 0x00), the beneficiary is the ledger's node-reward account, and a block's transactions are byte strings.
  */
-import { Signature, Transaction, encodeRlp, type AccessListish, type RlpStructuredData } from 'ethers';
+import { Signature } from 'ethers/crypto';
+import { Transaction, type AccessListish } from 'ethers/transaction';
+import { encodeRlp, type RlpStructuredData } from 'ethers/utils';
 
 /** The account that collects the ledger's node rewards (HIP-1259), in place of a miner. */
 const NODE_REWARD_ACCOUNT = '0x0000000000000000000000000000000000000321';

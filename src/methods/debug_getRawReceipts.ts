@@ -1,4 +1,4 @@
-import { hexlify } from 'ethers';
+import { hexlify } from 'ethers/utils';
 import { encodeReceipt } from '../ledger/receipts.js';
 import { trieReceipt } from '../ledger/blocks.js';
 import { blockNumberOrTagOrHash, positional } from './params.js';

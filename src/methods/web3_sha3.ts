@@ -1,4 +1,4 @@
-import { keccak256 } from 'ethers';
+import { keccak256 } from 'ethers/crypto';
 import { data, positional } from './params.js';
 
 /** Keccak-256 of the given bytes, in-process. */
