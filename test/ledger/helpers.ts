@@ -3,6 +3,7 @@ import type { Config, LedgerConfig } from '../../src/config/schema.js';
 import { createLedgerRelay, type LedgerRelay } from '../../src/relay/ledgerRelay.js';
 import type { CallContext } from '../../src/rpc/answer.js';
 import type { RpcOutcome } from '../../src/rpc/jsonrpc.js';
+import type { LedgerSandbox } from '../../src/sandbox/index.js';
 
 export const RELAY_DEFAULTS: Config['relay'] = {
   latestCacheMs: 0,
@@ -19,6 +20,15 @@ export const RELAY_DEFAULTS: Config['relay'] = {
   httpErrorMapping: 'always-200',
   onValidRequestErrorStatus: 400,
 };
+
+/** A relay on a ledger sandbox, paying with the sandbox's operator. */
+export function sandboxRelay(chainId: number, sandbox: LedgerSandbox, relay: Partial<Config['relay']> = {}): LedgerRelay {
+  return testRelay(
+    chainId,
+    { mirrorUrl: sandbox.mirrorUrl, consensus: sandbox.consensus, operatorId: sandbox.operator.accountId, operatorKey: String(sandbox.operator.privateKey) },
+    relay,
+  );
+}
 
 export function testRelay(chainId: number, ledger: Partial<LedgerConfig> & { mirrorUrl: string }, relay: Partial<Config['relay']> = {}): LedgerRelay {
   return createLedgerRelay({

@@ -8,7 +8,7 @@ import { JsonRpcProvider, Transaction, Wallet, decodeRlp, getAddress, hexlify, k
 import { startLedgerSandbox } from '../../src/sandbox/index.js';
 import type { LedgerRelay } from '../../src/relay/ledgerRelay.js';
 import { trieRoot, indexKey } from '../../src/ledger/trie.js';
-import { call, result, testRelay } from '../ledger/helpers.js';
+import { call, result, sandboxRelay } from '../ledger/helpers.js';
 import { serveRpc } from './rpcServer.js';
 
 const CHAIN_ID = 296;
@@ -25,12 +25,7 @@ describe('raw encodings, web3_sha3 and the pending pool', function () {
 
   before(async () => {
     sandbox = await startLedgerSandbox({ chainId: CHAIN_ID, blockIntervalMs: 0 });
-    relay = testRelay(CHAIN_ID, {
-      mirrorUrl: sandbox.mirrorUrl,
-      consensus: sandbox.consensus,
-      operatorId: sandbox.operator.accountId,
-      operatorKey: String(sandbox.operator.privateKey),
-    });
+    relay = sandboxRelay(CHAIN_ID, sandbox);
     server = await serveRpc(relay);
     provider = new JsonRpcProvider(server.url, CHAIN_ID, { staticNetwork: true, cacheTimeout: -1, pollingInterval: 50 });
     wallet = new Wallet(sandbox.accounts[0].privateKey, provider);

@@ -7,7 +7,7 @@ import { Contract, ContractFactory, JsonRpcProvider, Transaction, Wallet, parseE
 import { startLedgerSandbox } from '../../src/sandbox/index.js';
 import type { LedgerRelay } from '../../src/relay/ledgerRelay.js';
 import { validateRpcResult, hasRpcMethod } from '../support/openrpc.js';
-import { call, result, testRelay } from '../ledger/helpers.js';
+import { call, result, sandboxRelay, testRelay } from '../ledger/helpers.js';
 import { greeter } from './contract.js';
 import { serveRpc } from './rpcServer.js';
 
@@ -32,12 +32,7 @@ describe('ledger relay against the ledger sandbox', function () {
 
   before(async () => {
     sandbox = await startLedgerSandbox({ chainId: CHAIN_ID, blockIntervalMs: 0 });
-    relay = testRelay(CHAIN_ID, {
-      mirrorUrl: sandbox.mirrorUrl,
-      consensus: sandbox.consensus,
-      operatorId: sandbox.operator.accountId,
-      operatorKey: String(sandbox.operator.privateKey),
-    });
+    relay = sandboxRelay(CHAIN_ID, sandbox);
     server = await serveRpc(relay);
     provider = new JsonRpcProvider(server.url, CHAIN_ID, { staticNetwork: true, cacheTimeout: -1, pollingInterval: 50 });
     wallet = new Wallet(sandbox.accounts[0].privateKey, provider);
@@ -189,12 +184,7 @@ describe('ledger relay against the ledger sandbox', function () {
   });
 
   it("a relay's first two writes, sent at once, both land (the consensus client is made on the first)", async () => {
-    const fresh = testRelay(CHAIN_ID, {
-      mirrorUrl: sandbox.mirrorUrl,
-      consensus: sandbox.consensus,
-      operatorId: sandbox.operator.accountId,
-      operatorKey: String(sandbox.operator.privateKey),
-    });
+    const fresh = sandboxRelay(CHAIN_ID, sandbox);
     try {
       const price = BigInt(await result(fresh, 'eth_gasPrice'));
       const to = sandbox.accounts[1].address;

@@ -20,7 +20,7 @@ import { expect } from 'chai';
 import { Interface, id } from 'ethers';
 import { startLedgerSandbox, type LedgerSandbox } from '../../src/sandbox/index.js';
 import type { LedgerRelay } from '../../src/relay/ledgerRelay.js';
-import { result, testRelay } from '../ledger/helpers.js';
+import { result, sandboxRelay } from '../ledger/helpers.js';
 import { greeter } from '../methods/contract.js';
 import { validateMirrorResponse } from '../support/mirrorSchema.js';
 
@@ -47,7 +47,7 @@ describe('sandbox: ContractCreate and ContractCall through the consensus node', 
       AccountId.fromString(sandbox.operator.accountId),
       PrivateKey.fromStringDer(sandbox.operator.privateKey),
     );
-    relay = testRelay(CHAIN_ID, { mirrorUrl: sandbox.mirrorUrl, consensus: sandbox.consensus, operatorId: sandbox.operator.accountId, operatorKey: String(sandbox.operator.privateKey) });
+    relay = sandboxRelay(CHAIN_ID, sandbox);
     const constructorParameters = new ContractFunctionParameters().addString('hello').addBytes(new Uint8Array([1, 2, 3]));
     const flow = await new ContractCreateFlow().setGas(1_000_000).setBytecode(greeter().bytecode.slice(2)).setConstructorParameters(constructorParameters).execute(client);
     const receipt = await flow.getReceipt(client);

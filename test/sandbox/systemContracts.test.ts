@@ -23,7 +23,7 @@ import { compileSystemContracts } from '../../scripts/compile-system-contracts.j
 import { EXCHANGE_RATE_RUNTIME, HTS_RUNTIME, PRNG_RUNTIME } from '../../src/sandbox/ledger/systemContractsCode.js';
 import { startLedgerSandbox } from '../../src/sandbox/index.js';
 import type { LedgerRelay } from '../../src/relay/ledgerRelay.js';
-import { testRelay } from '../ledger/helpers.js';
+import { sandboxRelay } from '../ledger/helpers.js';
 import { serveRpc } from '../methods/rpcServer.js';
 
 const CHAIN_ID = 298;
@@ -112,12 +112,7 @@ describe('sandbox: system contracts (token facade, 0x167, 0x168, 0x169) through 
 
   before(async () => {
     sandbox = await startLedgerSandbox({ chainId: CHAIN_ID, blockIntervalMs: 0 });
-    relay = testRelay(CHAIN_ID, {
-      mirrorUrl: sandbox.mirrorUrl,
-      consensus: sandbox.consensus,
-      operatorId: sandbox.operator.accountId,
-      operatorKey: String(sandbox.operator.privateKey),
-    });
+    relay = sandboxRelay(CHAIN_ID, sandbox);
     server = await serveRpc(relay);
     provider = new JsonRpcProvider(server.url, CHAIN_ID, { staticNetwork: true, cacheTimeout: -1, pollingInterval: 50 });
     const [a, b, c] = sandbox.accounts;
