@@ -34,6 +34,12 @@ export interface HbarReservations {
 
 const at = (scope: string, window: number) => `${scope}\u0000${window}`;
 
+/** A held reservation whose release runs once, however often it is called (settling and error paths both release). */
+function held(release: () => Promise<void>): HoldResult {
+  let released: Promise<void> | undefined;
+  return { held: true, release: () => (released ??= release()) };
+}
+
 /** This instance's reservations; with `maxInFlight`, at most that many writes at once (the Redis outage bound). */
 export class LocalReservations implements HbarReservations {
   readonly backend = 'memory' as const;
@@ -52,20 +58,14 @@ export class LocalReservations implements HbarReservations {
     }
     this.inFlight++;
     for (const b of budgets) this.held.set(at(b.scope, window), (this.held.get(at(b.scope, window)) ?? 0) + amount);
-    let released = false;
-    return {
-      held: true,
-      release: async () => {
-        if (released) return;
-        released = true;
-        this.inFlight--;
-        for (const b of budgets) {
-          const left = (this.held.get(at(b.scope, window)) ?? 0) - amount;
-          if (left > 0) this.held.set(at(b.scope, window), left);
-          else this.held.delete(at(b.scope, window));
-        }
-      },
-    };
+    return held(async () => {
+      this.inFlight--;
+      for (const b of budgets) {
+        const left = (this.held.get(at(b.scope, window)) ?? 0) - amount;
+        if (left > 0) this.held.set(at(b.scope, window), left);
+        else this.held.delete(at(b.scope, window));
+      }
+    });
   }
 
   async close(): Promise<void> {}
@@ -144,16 +144,8 @@ export class RedisReservations implements HbarReservations {
     }
     this.markUp();
     if (reply[0] !== 1) return { held: false, index: reply[1] - 1, used: reply[2] };
-    let released = false;
-    return {
-      held: true,
-      release: async () => {
-        if (released) return;
-        released = true;
-        // A reservation Redis lost (it restarted, or this fails) expires by itself; nothing else waits for it.
-        await this.client.gwHbarRelease(keys.length, ...keys, amount).catch((err) => this.markDown(err));
-      },
-    };
+    // A reservation Redis lost (it restarted, or this fails) expires by itself; nothing else waits for it.
+    return held(() => this.client.gwHbarRelease(keys.length, ...keys, amount).then(() => undefined, (err) => this.markDown(err)));
   }
 
   async close(): Promise<void> {
