@@ -33,6 +33,7 @@ import { MemoryFilterStore, RedisFilterStore } from './live/filterStore.js';
 import { NetworkFeed } from './live/feed.js';
 import { backendCaller, rpcSource } from './live/source.js';
 import { SharedLive } from './live/sharedFollower.js';
+import { SharedCaches } from './ledger/sharedCache.js';
 import { UpstreamHeads } from './live/upstreamHeads.js';
 import { registry, trackFilters } from './metrics.js';
 import { instrumentRelay } from './relay/instrument.js';
@@ -100,7 +101,10 @@ export async function startGateway(config: Config, opts: GatewayOptions = {}): P
   });
   const untrackFilters = trackFilters(() => filters.size());
   const shared = config.limits.redisUrl ? await SharedLive.open(config.limits.redisUrl, config.live.leaseMs) : undefined;
-  const backends = new Backends(config, upstreams, local, logger, filters, hbar, shared);
+  const { redisUrl } = config.limits;
+  const { sharedCacheBytes: bytes, sharedCacheTtlMs: ttlMs, sharedCacheMaxEntryBytes: maxEntryBytes } = config.relay;
+  const caches = redisUrl && bytes > 0 ? await SharedCaches.open(redisUrl, { bytes, ttlMs, maxEntryBytes }) : undefined;
+  const backends = new Backends(config, upstreams, local, logger, filters, hbar, shared, caches);
   backends.checkConfiguredUpstreams(router.networks());
 
   const server = createPublicServer(config.server);
@@ -251,6 +255,7 @@ class Backends {
     private readonly filters: FilterService,
     private readonly hbar: HbarBudgets,
     private readonly shared: SharedLive | undefined,
+    private readonly caches: SharedCaches | undefined,
   ) {}
 
   /** The network's one follower for eth_subscribe, reading the chain as its filters do. */
@@ -315,6 +320,7 @@ class Backends {
           logger: this.logger,
           filters: this.filters,
           hbar: this.hbar,
+          sharedCache: this.caches?.network(network.id),
         })),
     );
   }
@@ -351,6 +357,6 @@ class Backends {
     for (const feed of this.feeds.values()) (await feed.catch(() => undefined))?.close();
     await Promise.all([...this.evm.values()].map((e) => e.pool.close()));
     await Promise.all([...this.relays.values()].map(async (r) => (await r.catch(() => undefined))?.close()));
-    await this.shared?.close();
+    await Promise.all([this.shared?.close(), this.caches?.close()]);
   }
 }

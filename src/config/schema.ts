@@ -468,6 +468,16 @@ export const configSchema = z.object({
       latestCacheMs: z.number().int().min(0).default(500).describe('How long `latest` answers may be reused'),
       // 48 MB: with it full under load the gateway stays under 250 MB resident (64 MB peaked at 207-257 MB).
       cacheBytes: z.number().int().positive().default(48 * 1024 * 1024).describe('Byte bound of the final-data cache'),
+      sharedCacheBytes: z
+        .number()
+        .int()
+        .min(0)
+        .default(64 * 1024 * 1024)
+        .describe(
+          "With limits.redisUrl, byte bound of each ledger network's final answers (blocks, transactions, receipts, logs of final blocks) shared by all instances through Redis, behind each instance's own cache; counted by the gateway, independent of Redis's maxmemory. 0 shares nothing",
+        ),
+      sharedCacheTtlMs: z.number().int().min(1_000).default(600_000).describe('How long a shared final answer lives in Redis; a bound spent early frees up within this long'),
+      sharedCacheMaxEntryBytes: z.number().int().positive().default(1024 * 1024).describe('A final answer larger than this is not shared (each instance keeps its own)'),
       // The official relay's ETH_GET_LOGS_BLOCK_RANGE_LIMIT default, and its comparison: toBlock - fromBlock past it is refused.
       maxLogBlocks: z
         .number()

@@ -5,6 +5,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import { RawJson } from '../rpc/jsonrpc.js';
+import type { SharedCache, SharedCacheStats } from './sharedCache.js';
 
 export interface CacheStats {
   hits: number;
@@ -12,6 +13,8 @@ export interface CacheStats {
   coalesced: number;
   entries: number;
   bytes: number;
+  /** The texts shared with other instances, when on Redis. */
+  shared?: SharedCacheStats;
 }
 
 /**
@@ -35,7 +38,11 @@ export class ReadCache {
   private readonly inFlight = new Map<string, Promise<unknown>>();
   private readonly counts = { hits: 0, misses: 0, coalesced: 0 };
 
-  constructor(maxBytes: number) {
+  /** `shared`: final answer texts this instance misses are looked up in, and loaded through, the instances' shared cache. */
+  constructor(
+    maxBytes: number,
+    private readonly shared?: SharedCache,
+  ) {
     this.lru = new LRUCache({ maxSize: maxBytes, sizeCalculation: entryBytes });
   }
 
@@ -47,7 +54,7 @@ export class ReadCache {
   /** The JSON text of a final answer, kept while `load` gives text (null, not found yet, is not kept). */
   finalText(key: string, load: () => Promise<string | null>): Promise<RawJson | null> {
     return this.final<RawJson | null>(key, async () => {
-      const text = await load();
+      const text = await (this.shared ? this.shared.text(key, load) : load());
       return text === null ? null : new RawJson(text);
     });
   }
@@ -71,7 +78,7 @@ export class ReadCache {
   }
 
   stats(): CacheStats {
-    return { ...this.counts, entries: this.lru.size, bytes: this.lru.calculatedSize };
+    return { ...this.counts, entries: this.lru.size, bytes: this.lru.calculatedSize, ...(this.shared && { shared: this.shared.stats() }) };
   }
 
   /** `ttlOf` says how long to keep a loaded value: 0 forever, a number of ms, undefined not at all. */

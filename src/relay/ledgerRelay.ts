@@ -24,6 +24,7 @@ import { consensusOnDemand } from '../ledger/consensus.js';
 import { MirrorClient, type MirrorStats } from '../ledger/mirror.js';
 import { LocalPendingPool } from '../ledger/pendingPool.js';
 import { LedgerReads } from '../ledger/reads.js';
+import type { SharedCache } from '../ledger/sharedCache.js';
 import { LocalPendingNonces, LocalSenderLocks } from '../ledger/senderOrder.js';
 
 export interface LedgerRelayStats {
@@ -53,6 +54,8 @@ export interface LedgerRelayOptions {
   hbar?: HbarBudgets;
   /** The gateway's filters (shared by every network and, on Redis, every instance); a private in-memory set when absent. */
   filters?: FilterService;
+  /** This network's final answers shared with the other instances on one Redis; each instance's own otherwise. */
+  sharedCache?: SharedCache;
 }
 
 /** geth's filter lifetime, for relays built without the gateway's filter service (tests, tools). */
@@ -69,7 +72,7 @@ export function createLedgerRelay(opts: LedgerRelayOptions): LedgerRelay {
     totalMs: relay.mirrorTotalMs,
     network: opts.network,
   });
-  const cache = new ReadCache(relay.cacheBytes);
+  const cache = new ReadCache(relay.cacheBytes, opts.sharedCache);
   const reads = new LedgerReads(mirror, cache, relay.latestCacheMs);
   const consensus =
     ledger.operatorId && ledger.operatorKey ? consensusOnDemand({ ...ledger, operatorId: ledger.operatorId, operatorKey: ledger.operatorKey }) : undefined;

@@ -1,6 +1,6 @@
 /** Building a relay for tests and calling it the way the edge does. */
 import type { Config, LedgerConfig } from '../../src/config/schema.js';
-import { createLedgerRelay, type LedgerRelay } from '../../src/relay/ledgerRelay.js';
+import { createLedgerRelay, type LedgerRelay, type LedgerRelayOptions } from '../../src/relay/ledgerRelay.js';
 import type { CallContext } from '../../src/rpc/answer.js';
 import type { RpcOutcome } from '../../src/rpc/jsonrpc.js';
 import type { LedgerSandbox } from '../../src/sandbox/index.js';
@@ -8,6 +8,9 @@ import type { LedgerSandbox } from '../../src/sandbox/index.js';
 export const RELAY_DEFAULTS: Config['relay'] = {
   latestCacheMs: 0,
   cacheBytes: 8 * 1024 * 1024,
+  sharedCacheBytes: 8 * 1024 * 1024,
+  sharedCacheTtlMs: 600_000,
+  sharedCacheMaxEntryBytes: 1024 * 1024,
   maxLogBlocks: 1_000,
   mirrorTimeoutMs: 2_000,
   mirrorRetries: 2,
@@ -30,8 +33,14 @@ export function sandboxRelay(chainId: number, sandbox: LedgerSandbox, relay: Par
   );
 }
 
-export function testRelay(chainId: number, ledger: Partial<LedgerConfig> & { mirrorUrl: string }, relay: Partial<Config['relay']> = {}): LedgerRelay {
+export function testRelay(
+  chainId: number,
+  ledger: Partial<LedgerConfig> & { mirrorUrl: string },
+  relay: Partial<Config['relay']> = {},
+  more: Pick<LedgerRelayOptions, 'sharedCache'> = {},
+): LedgerRelay {
   return createLedgerRelay({
+    ...more,
     chainId,
     ledger: { consensus: {}, maxGas: 15_000_000, maxFeeTinybar: 2_000_000_000, jumboTransactions: true, ...ledger },
     relay: { ...RELAY_DEFAULTS, ...relay },
