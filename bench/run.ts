@@ -399,7 +399,7 @@ async function main() {
   // 3 and 5. Relay on the production mix against a counting mirror stub, cold then warm, against the official relay
   // on a stub of its own when it is built beside the project (warm runs in alternation); the gateway's memory.
   // BENCH_ONLY=relay runs just these, without the memory of `npm start`; BENCH_ONLY=memory adds it.
-  if (only !== 'limiter') {
+  if (only !== 'limiter' && only !== 'sharedcache') {
     const mirror = await child('./stubServer.ts', ['mirror']);
     const gw = await gateway(ledgerChains(mirror.info.url));
     const url = `${gw.info.url}/hedera-testnet/rpc`;
@@ -513,6 +513,39 @@ async function main() {
     if (only === 'memory') {
       printTable(rows);
       printMemory(results.memory as Memory, results.startToReadyMs as number);
+      return;
+    }
+  }
+
+  // Shared read cache: the relay mix, cold, sent to each of N instances at once (every instance asked for the same
+  // blocks, the worst case for N private caches), against one counting mirror stub. Each configuration names its own
+  // chain, so no instance finds texts another configuration left in Redis. BENCH_ONLY=sharedcache runs just this.
+  if (!only || only === 'sharedcache') {
+    const configs = [
+      { name: '1 instance on Redis', instances: 1, limiter: 'redis' },
+      { name: '2 instances on one Redis', instances: 2, limiter: 'redis' },
+      { name: '4 instances on one Redis', instances: 4, limiter: 'redis' },
+      { name: '2 instances without Redis', instances: 2, limiter: 'memory' },
+    ] as const;
+    const shared: Record<string, { mirrorRequests: number; relayRequests: number; perRequest: number }> = {};
+    for (const c of configs) {
+      const mirror = await child('./stubServer.ts', ['mirror']);
+      const chain = `hedera${Date.now().toString(36)}`;
+      const { hedera } = ledgerChains(mirror.info.url) as Record<string, NonNullable<ConfigInput['chains']>[string]>;
+      const gws = await Promise.all(Array.from({ length: c.instances }, () => gateway({ [chain]: hedera }, c.limiter)));
+      const before = await mirrorRequests(mirror.info.url);
+      const runs = await Promise.all(gws.map((gw) => load(`${gw.info.url}/${chain}-testnet/rpc`, relayMix(), { 'x-api-key': gw.info.key! })));
+      const asked = (await mirrorRequests(mirror.info.url)) - before;
+      await Promise.all([...gws.map((gw) => gw.stop()), mirror.stop()]);
+      const total = runs.reduce((sum, f) => sum + f.total, 0);
+      shared[c.name] = { mirrorRequests: asked, relayRequests: total, perRequest: asked / total };
+      const one = shared[configs[0].name];
+      row(`shared cache: ${c.name}`, medians(runs), `${fmt(asked)} mirror requests (${fmt(asked / one.mirrorRequests, 2)}x one instance), ${fmt(asked / total, 3)} per relay request`);
+    }
+    results.sharedCache = shared;
+    if (only === 'sharedcache') {
+      printTable(rows);
+      writeResults({ ...readResults(), sharedCache: results.sharedCache });
       return;
     }
   }
