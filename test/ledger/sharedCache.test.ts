@@ -6,6 +6,7 @@ import type { LedgerRelay } from '../../src/relay/ledgerRelay.js';
 import { eventually, RedisChild } from '../limits/support.js';
 import { BLOCKS, BUSY_BLOCK, RESULT_DETAILS, startFixtureMirror, type FixtureMirror } from './fixtureMirror.js';
 import { result, testRelay } from './helpers.js';
+import { rpc, startTestGateway, withLedgerNetwork, type TestGateway } from '../support/gateway.js';
 
 const OPTIONS: SharedCacheOptions = { bytes: 8 * 1024 * 1024, ttlMs: 600_000, maxEntryBytes: 1024 * 1024 };
 const hex = (n: number) => `0x${n.toString(16)}`;
@@ -130,5 +131,37 @@ describe('ledger relay: final answers shared across instances through Redis', ()
     let bigLoads = 0;
     expect(await b.text('answer:big', async () => (bigLoads++, big))).to.equal(big);
     expect(bigLoads).to.equal(1);
+  });
+});
+
+describe('gateways on one Redis share final ledger answers', () => {
+  let redis: RedisChild;
+  let mirror: FixtureMirror;
+  let gateways: TestGateway[] = [];
+
+  before(async () => {
+    redis = await RedisChild.start();
+    mirror = await startFixtureMirror({ current: true });
+  });
+  after(async () => {
+    await Promise.all(gateways.map((g) => g.close()));
+    await mirror.close();
+    await redis.down();
+  });
+
+  it("a block one gateway read is the other's without a mirror request; with relay.sharedCacheBytes 0 it is not", async () => {
+    const chains = withLedgerNetwork('testnet', { chainId: 296, ledger: { mirrorUrl: mirror.url, consensus: { '127.0.0.1:1': '0.0.3' } } });
+    const start = (sharedCacheBytes?: number) => startTestGateway({ chains, limits: { redisUrl: redis.url }, relay: { sharedCacheBytes } });
+    gateways = [await start(), await start(), await start(0)];
+    const read = async (g: TestGateway, n: number) =>
+      (await rpc(`${g.gw.url}/hedera-testnet/v1/${g.key}/rpc`, { jsonrpc: '2.0', id: 1, method: 'eth_getBlockByNumber', params: [hex(n), false] })).json.result;
+    const [a, b, unshared] = gateways;
+    const block = await read(a, 18);
+    expect(block.number).to.equal(hex(18));
+    const asked = mirror.paths.length;
+    expect(await read(b, 18)).to.deep.equal(block);
+    expect(mirror.paths.length).to.equal(asked);
+    expect(await read(unshared, 18)).to.deep.equal(block);
+    expect(mirror.paths.length, 'the gateway not sharing asked the mirror node').to.be.above(asked);
   });
 });
