@@ -35,6 +35,23 @@ new Counter({
   },
 });
 
+new Counter({
+  name: 'gateway_relay_shared_cache_requests_total',
+  help: "Final answers this instance missed and looked up in the instances' shared cache (limits.redisUrl), by network and result: hit, miss, waited (loaded by another instance meanwhile), stored, skipped (over relay.sharedCacheMaxEntryBytes or the byte bound), fault (Redis failed; loaded locally)",
+  labelNames: ['network', 'result'] as const,
+  registers: [registry],
+  collect() {
+    this.reset();
+    for (const [network, relay] of relays) {
+      const shared = relay.stats().cache.shared;
+      if (!shared) continue;
+      for (const [result, count] of Object.entries({ hit: shared.hits, miss: shared.misses, waited: shared.waited, stored: shared.stored, skipped: shared.skipped, fault: shared.faults })) {
+        this.inc({ network, result }, count);
+      }
+    }
+  },
+});
+
 new Gauge({
   name: 'gateway_relay_cache_bytes',
   help: 'Bytes held by the ledger relay read cache, by network; bounded by relay.cacheBytes',

@@ -6,6 +6,7 @@ import type { LedgerRelay } from '../../src/relay/ledgerRelay.js';
 import { eventually, RedisChild } from '../limits/support.js';
 import { BLOCKS, BUSY_BLOCK, RESULT_DETAILS, startFixtureMirror, type FixtureMirror } from './fixtureMirror.js';
 import { result, testRelay } from './helpers.js';
+import { registry } from '../../src/metrics.js';
 import { rpc, startTestGateway, withLedgerNetwork, type TestGateway } from '../support/gateway.js';
 
 const OPTIONS: SharedCacheOptions = { bytes: 8 * 1024 * 1024, ttlMs: 600_000, maxEntryBytes: 1024 * 1024 };
@@ -161,6 +162,9 @@ describe('gateways on one Redis share final ledger answers', () => {
     const asked = mirror.paths.length;
     expect(await read(b, 18)).to.deep.equal(block);
     expect(mirror.paths.length).to.equal(asked);
+    // The metric reads the relay last built for the network: b's, whose only final answer came from Redis.
+    const metric = await registry.getSingleMetricAsString('gateway_relay_shared_cache_requests_total');
+    expect(metric).to.match(/result="hit",network="hedera-testnet"} 1\b|network="hedera-testnet",result="hit"} 1\b/);
     expect(await read(unshared, 18)).to.deep.equal(block);
     expect(mirror.paths.length, 'the gateway not sharing asked the mirror node').to.be.above(asked);
   });
