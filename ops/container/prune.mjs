@@ -9,7 +9,7 @@ import path from 'node:path';
 const [variant, app = process.cwd()] = process.argv.slice(2);
 if (variant !== 'production' && variant !== 'sandbox') throw new Error(`VARIANT is production or sandbox, not ${variant}`);
 
-// The real EVM in the ledger sandbox and the EVM devnets (src/sandbox/evm.ts): only the sandbox variant loads it.
+// The real EVM in the ledger sandbox and the EVM devnets (packages/sandbox/src/evm.ts): only the sandbox variant loads it.
 const SANDBOX_ONLY = ['@nomicfoundation/edr'];
 // A peer dependency of react-native-get-random-values, which the ledger SDK's cryptography loads only under React
 // Native; npm installs it (and Babel and Metro with it) because peers are installed by default.
