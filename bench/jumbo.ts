@@ -11,8 +11,8 @@ import { loadConfig } from '../src/config/load.js';
 import { createLedgerRelay, type LedgerRelay } from '../src/relay/ledgerRelay.js';
 import type { CallContext } from '../src/rpc/answer.js';
 import { plainResult } from '../src/rpc/jsonrpc.js';
-import { deploymentOfSize } from '../src/sandbox/initcode.js';
-import { startLedgerSandbox, type LedgerSandbox } from '../src/sandbox/index.js';
+import { deploymentOfSize } from '../packages/sandbox/src/initcode.js';
+import { startLedgerSandbox, type LedgerSandbox } from '../packages/sandbox/src/index.js';
 import { fmt, median } from './harness.js';
 
 const CHAIN_ID = 298;

@@ -1,12 +1,12 @@
 /**
- * Compiles the sandboxes' ERC-20 (src/sandbox/history/SandboxToken.sol) into src/sandbox/history/sandboxToken.ts, so
+ * Compiles the sandboxes' ERC-20 (packages/sandbox/src/history/SandboxToken.sol) into packages/sandbox/src/history/sandboxToken.ts, so
  * that starting a sandbox never runs the compiler (solc-js takes seconds). Run: `npx tsx scripts/compile-sandbox-token.ts`.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import solc from 'solc';
 
-const dir = fileURLToPath(new URL('../src/sandbox/history/', import.meta.url));
+const dir = fileURLToPath(new URL('../packages/sandbox/src/history/', import.meta.url));
 const input = {
   language: 'Solidity',
   sources: { 'SandboxToken.sol': { content: readFileSync(`${dir}SandboxToken.sol`, 'utf8') } },

@@ -1,13 +1,13 @@
 /**
- * Compiles the ledger sandbox's system contracts (src/sandbox/ledger/SystemContracts.sol) into
- * src/sandbox/ledger/systemContractsCode.ts, so that starting a sandbox never runs the compiler (solc-js takes
+ * Compiles the ledger sandbox's system contracts (packages/sandbox/src/ledger/SystemContracts.sol) into
+ * packages/sandbox/src/ledger/systemContractsCode.ts, so that starting a sandbox never runs the compiler (solc-js takes
  * seconds). Run: `npx tsx scripts/compile-system-contracts.ts`. A test compiles again and compares.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import solc from 'solc';
 
-const dir = fileURLToPath(new URL('../src/sandbox/ledger/', import.meta.url));
+const dir = fileURLToPath(new URL('../packages/sandbox/src/ledger/', import.meta.url));
 
 /** The runtime code of each contract, 0x hex. */
 export function compileSystemContracts(): { hts: string; exchangeRate: string; prng: string } {

@@ -13,8 +13,8 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { Contract, ContractFactory, JsonRpcProvider, Wallet, parseEther } from 'ethers';
-import { sandboxAccounts } from '../src/sandbox/accounts.js';
-import { startLedgerSandbox, type LedgerSandbox } from '../src/sandbox/index.js';
+import { sandboxAccounts } from '../packages/sandbox/src/accounts.js';
+import { startLedgerSandbox, type LedgerSandbox } from '../packages/sandbox/src/index.js';
 import { counter } from '../test/e2e/counter.js';
 
 const RELAY_DIR = process.env.OFFICIAL_RELAY_DIR ?? '/work/official-relay';

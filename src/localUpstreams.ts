@@ -2,23 +2,26 @@ import type { Config, LedgerConfig } from './config/schema.js';
 import type { NetworkRef } from './edge/route.js';
 import { GatewayError } from './errors.js';
 import type { NetworkUpstreams } from './edge/upstreams.js';
-import { DevnetPool } from './sandbox/devnets.js';
-import type { LedgerSandbox } from './sandbox/index.js';
+import type { DevnetPool, LedgerSandbox, SandboxAccount, StandIn } from '@multichain-gateway/sandbox';
 import { startOnce } from './startOnce.js';
 
 /**
  * Local stand-ins for networks without configured upstreams, each started on first use (concurrent first uses share
  * one start) so twenty networks cost nothing until someone calls them. Their code loads on first use too: the ledger
- * sandbox brings @hashgraph/sdk, gRPC and GraphQL, which an idle `npm start` need not hold.
+ * sandbox brings @hashgraph/sdk, gRPC and GraphQL, which an idle `npm start` need not hold. They all come from the
+ * @multichain-gateway/sandbox package (packages/sandbox), imported here only, and only when first needed.
  */
 export class LocalUpstreams {
-  private readonly devnets: DevnetPool;
+  private sandbox?: Promise<typeof import('@multichain-gateway/sandbox')>;
+  private devnets?: Promise<DevnetPool>;
   private readonly ledgers = new Map<string, Promise<LedgerSandbox>>();
-  private readonly evmGraphql = new Map<string, Promise<{ url: string; close(): Promise<void> }>>();
+  private readonly evmGraphql = new Map<string, Promise<StandIn>>();
 
   constructor(private readonly config: Config) {
-    // The production image leaves the sandbox's EVM out (ops/container/prune.mjs): say so at start, not at the first call.
+    // The production image leaves the sandbox package and its EVM out (ops/container/prune.mjs): say so at start, not at
+    // the first call.
     try {
+      import.meta.resolve('@multichain-gateway/sandbox');
       import.meta.resolve('@nomicfoundation/edr');
     } catch {
       throw new GatewayError(
@@ -26,12 +29,25 @@ export class LocalUpstreams {
         'give a config whose networks name their upstreams (GATEWAY_CONFIG, docs/config.md), or build the image with --build-arg VARIANT=sandbox',
       );
     }
-    this.devnets = new DevnetPool({ history: config.sandbox.history, blockIntervalMs: config.sandbox.blockIntervalMs });
+  }
+
+  private package(): Promise<typeof import('@multichain-gateway/sandbox')> {
+    return (this.sandbox ??= import('@multichain-gateway/sandbox'));
+  }
+
+  /** The prefunded accounts every sandbox network starts with (the banner lists them). */
+  async accounts(): Promise<SandboxAccount[]> {
+    return (await this.package()).sandboxAccounts();
+  }
+
+  private devnetPool(): Promise<DevnetPool> {
+    const { history, blockIntervalMs } = this.config.sandbox;
+    return (this.devnets ??= this.package().then(({ DevnetPool }) => new DevnetPool({ history, blockIntervalMs })));
   }
 
   ledger(network: NetworkRef): Promise<LedgerSandbox> {
     return startOnce(this.ledgers, network.id, async () =>
-      (await import('./sandbox/index.js')).startLedgerSandbox({
+      (await this.package()).startLedgerSandbox({
         chainId: network.network.chainId,
         blockIntervalMs: this.config.sandbox.blockIntervalMs,
         host: '127.0.0.1',
@@ -62,9 +78,9 @@ export class LocalUpstreams {
       const sandbox = await this.ledger(network);
       return { rpc: [], mirrorUrl: sandbox.mirrorUrl, graphqlUrl: sandbox.graphqlUrl };
     }
-    const rpcUrl = await this.devnets.urlFor(network.id, network.network.chainId);
+    const rpcUrl = await (await this.devnetPool()).urlFor(network.id, network.network.chainId);
     if (!network.network.apis.includes('beta-graphql')) return { rpc: [rpcUrl] };
-    const gql = await startOnce(this.evmGraphql, network.id, async () => (await import('./sandbox/graphql/evm.js')).startEvmGraphql(rpcUrl, { host: '127.0.0.1' }));
+    const gql = await startOnce(this.evmGraphql, network.id, async () => (await this.package()).startEvmGraphql(rpcUrl, { host: '127.0.0.1' }));
     return { rpc: [rpcUrl], graphqlUrl: gql.url };
   }
 
@@ -72,6 +88,6 @@ export class LocalUpstreams {
     const settled = async <T extends { close(): Promise<void> }>(p: Promise<T>) => (await p.catch(() => undefined))?.close();
     await Promise.all([...this.evmGraphql.values()].map(settled));
     await Promise.all([...this.ledgers.values()].map(settled));
-    await this.devnets.close();
+    await (await this.devnets)?.close();
   }
 }

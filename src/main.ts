@@ -1,9 +1,8 @@
 import { startGateway, type Gateway } from './app.js';
 import { ConfigError, loadConfig } from './config/load.js';
-import { sandboxAccounts } from './sandbox/accounts.js';
 import { GatewayError } from './errors.js';
 
-function banner(gw: Gateway): string {
+function banner(gw: Gateway, accounts: Array<{ address: string; privateKey: string }>): string {
   const lines = [''];
   // Only networks this gateway serves: with a config file the sandbox's testnet and Sepolia may not exist.
   const { ledger, evm } = gw.router.examples();
@@ -39,10 +38,10 @@ function banner(gw: Gateway): string {
       lines.push(`      -d '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}'`);
     }
   }
-  if (gw.config.sandbox.enabled) {
+  if (accounts.length > 0) {
     lines.push('');
     lines.push('  Prefunded accounts (sandbox only; these private keys are public, never use them on a real network):');
-    for (const [i, a] of sandboxAccounts().entries()) lines.push(`    (${i}) ${a.address}  ${a.privateKey}`);
+    for (const [i, a] of accounts.entries()) lines.push(`    (${i}) ${a.address}  ${a.privateKey}`);
   }
   return lines.join('\n') + '\n';
 }
@@ -94,7 +93,7 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
   // After the handlers: whoever reads the banner as "started" may signal at once, and must get a drain.
-  process.stdout.write(banner(gateway));
+  process.stdout.write(banner(gateway, (await gateway.local?.accounts()) ?? []));
 }
 
 await main();

@@ -3,14 +3,15 @@
 // loads in the image.
 //
 //   node prune.mjs production|sandbox [APP_DIR]
-import { existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 const [variant, app = process.cwd()] = process.argv.slice(2);
 if (variant !== 'production' && variant !== 'sandbox') throw new Error(`VARIANT is production or sandbox, not ${variant}`);
 
-// The real EVM in the ledger sandbox and the EVM devnets (src/sandbox/evm.ts): only the sandbox variant loads it.
-const SANDBOX_ONLY = ['@nomicfoundation/edr'];
+// The ledger sandbox and the EVM devnets, a workspace package (packages/sandbox) with the real EVM among its
+// dependencies: only the sandbox variant loads it. What else it depends on stays only where the gateway needs it too.
+const SANDBOX_ONLY = ['@multichain-gateway/sandbox'];
 // A peer dependency of react-native-get-random-values, which the ledger SDK's cryptography loads only under React
 // Native; npm installs it (and Babel and Metro with it) because peers are installed by default.
 const NEVER_LOADED = ['react-native'];
@@ -59,7 +60,7 @@ function installed(dir) {
 }
 
 function size(dir) {
-  const s = statSync(dir, { throwIfNoEntry: false });
+  const s = lstatSync(dir, { throwIfNoEntry: false });
   if (!s) return 0;
   return s.isDirectory() ? readdirSync(dir).reduce((n, e) => n + size(path.join(dir, e)), 0) : s.size;
 }
@@ -85,6 +86,19 @@ function stripFiles(dir) {
   }
 }
 stripFiles(root);
+// Workspace packages live in the app's folder, linked from node_modules: one the variant does not load goes with its
+// link, one it loads keeps only what Node reads (its manifest and compiled dist/).
+for (const workspace of manifest(app).workspaces ?? []) {
+  const dir = path.join(app, workspace);
+  const loaded = [...kept].some((k) => existsSync(k) && realpathSync(k) === realpathSync(dir));
+  for (const entry of readdirSync(dir)) {
+    if (loaded && (entry === 'package.json' || entry === 'dist')) continue;
+    removed += size(path.join(dir, entry));
+    rmSync(path.join(dir, entry), { recursive: true, force: true });
+  }
+  if (loaded) stripFiles(path.join(dir, 'dist'));
+  else rmSync(dir, { recursive: true, force: true });
+}
 // npm's own bookkeeping, which lists what was just removed: the gateway never reads it.
 for (const extra of ['.bin', '.package-lock.json', '.cache']) rmSync(path.join(root, extra), { recursive: true, force: true });
 console.log(`prune (${variant}): kept ${kept.size} packages, removed ${(removed / 1e6).toFixed(0)} MB`);

@@ -18,7 +18,7 @@ export interface SandboxInfo {
   accounts: Array<{ address: string; accountId: string; privateKey: string }>;
 }
 
-/** Reads the banner of `npm run sandbox` (src/sandbox/banner.ts). */
+/** Reads the banner of `npm run sandbox` (packages/sandbox/src/banner.ts). */
 export function parseBanner(text: string): SandboxInfo {
   const field = (re: RegExp, what: string) => {
     const m = re.exec(text);

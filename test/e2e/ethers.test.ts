@@ -4,7 +4,7 @@
  */
 import { expect } from 'chai';
 import { Contract, ContractFactory, FetchRequest, JsonRpcProvider, Wallet, isError, parseEther, type ContractTransactionResponse } from 'ethers';
-import { sandboxAccounts } from '../../src/sandbox/accounts.js';
+import { sandboxAccounts } from '../../packages/sandbox/src/accounts.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { counter } from './counter.js';
 import { untilHead } from './head.js';

@@ -10,7 +10,7 @@ import { expect } from 'chai';
 import { Contract, ContractFactory, JsonRpcProvider, NonceManager, WebSocketProvider, Wallet, type Provider } from 'ethers';
 import { createPublicClient, defineChain, http, webSocket, type Address, type Transport } from 'viem';
 import { Web3, WebSocketProvider as Web3WebSocketProvider } from 'web3';
-import { sandboxAccounts } from '../../src/sandbox/accounts.js';
+import { sandboxAccounts } from '../../packages/sandbox/src/accounts.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { counter } from './counter.js';
 

@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { FetchRequest, JsonRpcProvider, Wallet, isError } from 'ethers';
-import { sandboxAccounts } from '../../src/sandbox/accounts.js';
+import { sandboxAccounts } from '../../packages/sandbox/src/accounts.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
 const TINYBAR = 10n ** 10n;

@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { BaseError, ContractFunctionRevertedError, createPublicClient, createWalletClient, defineChain, http, parseEther, parseEventLogs, type Address, type Hex, type HttpTransport } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { sandboxAccounts } from '../../src/sandbox/accounts.js';
+import { sandboxAccounts } from '../../packages/sandbox/src/accounts.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { counter } from './counter.js';
 import { untilHead } from './head.js';

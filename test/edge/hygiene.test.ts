@@ -7,7 +7,7 @@ import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import { Wallet } from 'ethers';
 import pino from 'pino';
-import { sandboxAccounts } from '../../src/sandbox/accounts.js';
+import { sandboxAccounts } from '../../packages/sandbox/src/accounts.js';
 import { rpc, startTestGateway, type TestGateway } from '../support/gateway.js';
 
 async function closedPort(): Promise<number> {

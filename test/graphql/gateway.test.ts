@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { JsonRpcProvider, Wallet, parseEther } from 'ethers';
-import { sandboxAccounts } from '../../src/sandbox/accounts.js';
+import { sandboxAccounts } from '../../packages/sandbox/src/accounts.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { legacyClient, modernClient, postGraphql, type Collected } from './clients.js';
 

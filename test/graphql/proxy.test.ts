@@ -11,9 +11,9 @@ import { defaultPlans } from '../../src/config/catalogue.js';
 import { configSchema } from '../../src/config/schema.js';
 import { createGraphqlProxy } from '../../src/graphql/proxy.js';
 import { registry } from '../../src/metrics.js';
-import { LedgerChain } from '../../src/sandbox/ledger/chain.js';
-import { startLedgerGraphql } from '../../src/sandbox/graphql/ledger.js';
-import type { StandIn } from '../../src/sandbox/graphql/server.js';
+import { LedgerChain } from '../../packages/sandbox/src/ledger/chain.js';
+import { startLedgerGraphql } from '../../packages/sandbox/src/graphql/ledger.js';
+import type { StandIn } from '../../packages/sandbox/src/graphql/server.js';
 import { startTestEdge, type TestEdge } from '../support/edge.js';
 import { legacyClient, modernClient, postGraphql } from './clients.js';
 

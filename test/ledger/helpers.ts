@@ -3,7 +3,7 @@ import type { Config, LedgerConfig } from '../../src/config/schema.js';
 import { createLedgerRelay, type LedgerRelay, type LedgerRelayOptions } from '../../src/relay/ledgerRelay.js';
 import type { CallContext } from '../../src/rpc/answer.js';
 import type { RpcOutcome } from '../../src/rpc/jsonrpc.js';
-import type { LedgerSandbox } from '../../src/sandbox/index.js';
+import type { LedgerSandbox } from '../../packages/sandbox/src/index.js';
 
 export const RELAY_DEFAULTS: Config['relay'] = {
   latestCacheMs: 0,

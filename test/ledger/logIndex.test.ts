@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import type { LedgerRelay } from '../../src/relay/ledgerRelay.js';
-import { buildFixture, type Fixture } from '../sandbox/mirror/fixture.js';
+import { buildFixture, type Fixture } from '../../packages/sandbox/test/mirror/fixture.js';
 import { rpc, startTestGateway, withLedgerNetwork, type TestGateway } from '../support/gateway.js';
 import { result, testRelay } from './helpers.js';
 

@@ -4,7 +4,7 @@
  */
 import { expect } from 'chai';
 import { loadConfig } from '../../src/config/load.js';
-import { startLedgerSandbox, type LedgerSandbox } from '../../src/sandbox/index.js';
+import { startLedgerSandbox, type LedgerSandbox } from '../../packages/sandbox/src/index.js';
 import { rpc, startTestGateway, withLedgerNetwork, type TestGateway } from '../support/gateway.js';
 
 const CHAIN_ID = 296;

@@ -8,7 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { Wallet, keccak256 } from 'ethers';
-import { startLedgerSandbox, type LedgerSandbox } from '../../src/sandbox/index.js';
+import { startLedgerSandbox, type LedgerSandbox } from '../../packages/sandbox/src/index.js';
 import { rpc, startTestGateway, withLedgerNetwork, type TestGateway } from '../support/gateway.js';
 
 const CHAIN_ID = 296;

@@ -13,16 +13,16 @@ import { Wallet } from 'ethers';
 import { defaultPlans } from '../../src/config/catalogue.js';
 import type { ConfigInput } from '../../src/config/schema.js';
 import { transactionsNeeded } from '../../src/ledger/consensus.js';
-import { sandboxAccounts } from '../../src/sandbox/accounts.js';
-import { startLedgerSandbox, type LedgerSandbox } from '../../src/sandbox/index.js';
-import { FEES_TINYBAR } from '../../src/sandbox/ledger/chain.js';
+import { sandboxAccounts } from '../../packages/sandbox/src/accounts.js';
+import { startLedgerSandbox, type LedgerSandbox } from '../../packages/sandbox/src/index.js';
+import { FEES_TINYBAR } from '../../packages/sandbox/src/ledger/chain.js';
 import { rpc, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { postgresSchema } from '../support/keyStores.js';
 import { needService } from '../support/services.js';
 import { ManualClock, RedisChild } from './support.js';
 
 const CHAIN_ID = 296;
-/** The sandbox's fee for an EthereumTransaction, paid by the operator (src/sandbox/ledger/chain.ts FEES_TINYBAR). */
+/** The sandbox's fee for an EthereumTransaction, paid by the operator (packages/sandbox/src/ledger/chain.ts FEES_TINYBAR). */
 const ETH_TX_FEE = 100_000;
 /** The largest fee the operator pays for one submission: what each write reserves. */
 const MAX_FEE = 200_000;

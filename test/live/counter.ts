@@ -1,6 +1,6 @@
 /** Counter deployed through the gateway with ethers, and set() sent one transaction (and so one block) at a time. */
 import { Contract, ContractFactory, JsonRpcProvider, NonceManager, Wallet } from 'ethers';
-import { sandboxAccounts } from '../../src/sandbox/accounts.js';
+import { sandboxAccounts } from '../../packages/sandbox/src/accounts.js';
 import { counter } from '../e2e/counter.js';
 
 export interface DeployedCounter {

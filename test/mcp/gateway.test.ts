@@ -3,7 +3,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ethers } from 'ethers';
 import { defaultPlans } from '../../src/config/catalogue.js';
-import { sandboxAccounts } from '../../src/sandbox/accounts.js';
+import { sandboxAccounts } from '../../packages/sandbox/src/accounts.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { callTool, connectClient, textOf } from './client.js';
 import { mcpPost, postWithHost } from './harness.js';

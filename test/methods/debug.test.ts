@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { AbiCoder, ContractFactory, Interface, JsonRpcProvider, Wallet, type Contract } from 'ethers';
-import type { LedgerSandbox } from '../../src/sandbox/index.js';
+import type { LedgerSandbox } from '../../packages/sandbox/src/index.js';
 import { validateMirrorResponse } from '../support/mirrorSchema.js';
 import { rpc, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { callers } from './contract.js';

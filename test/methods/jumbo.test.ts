@@ -7,10 +7,10 @@ import { expect } from 'chai';
 import { Wallet, getCreateAddress } from 'ethers';
 import type { LedgerConfig } from '../../src/config/schema.js';
 import type { LedgerRelay } from '../../src/relay/ledgerRelay.js';
-import { sandboxAccounts } from '../../src/sandbox/accounts.js';
-import { ANSWER_RUNTIME, deploymentOfSize } from '../../src/sandbox/initcode.js';
-import { startLedgerSandbox, type LedgerSandbox } from '../../src/sandbox/index.js';
-import { FEES_TINYBAR } from '../../src/sandbox/ledger/chain.js';
+import { sandboxAccounts } from '../../packages/sandbox/src/accounts.js';
+import { ANSWER_RUNTIME, deploymentOfSize } from '../../packages/sandbox/src/initcode.js';
+import { startLedgerSandbox, type LedgerSandbox } from '../../packages/sandbox/src/index.js';
+import { FEES_TINYBAR } from '../../packages/sandbox/src/ledger/chain.js';
 import { rpc, startTestGateway } from '../support/gateway.js';
 import { call, result, testRelay } from '../ledger/helpers.js';
 

@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { JsonRpcProvider, Transaction, Wallet, decodeRlp, getAddress, hexlify, keccak256, toUtf8Bytes } from 'ethers';
-import { startLedgerSandbox } from '../../src/sandbox/index.js';
+import { startLedgerSandbox } from '../../packages/sandbox/src/index.js';
 import type { LedgerRelay } from '../../src/relay/ledgerRelay.js';
 import { trieRoot, indexKey } from '../../src/ledger/trie.js';
 import { call, result, sandboxRelay } from '../ledger/helpers.js';

@@ -4,7 +4,7 @@
  */
 import { expect } from 'chai';
 import { Contract, ContractFactory, JsonRpcProvider, Transaction, Wallet, parseEther, type TransactionReceipt } from 'ethers';
-import { startLedgerSandbox } from '../../src/sandbox/index.js';
+import { startLedgerSandbox } from '../../packages/sandbox/src/index.js';
 import type { LedgerRelay } from '../../src/relay/ledgerRelay.js';
 import { validateRpcResult, hasRpcMethod } from '../support/openrpc.js';
 import { call, result, sandboxRelay, testRelay } from '../ledger/helpers.js';

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { JsonRpcProvider, Wallet } from 'ethers';
-import { sandboxAccounts } from '../../src/sandbox/accounts.js';
+import { sandboxAccounts } from '../../packages/sandbox/src/accounts.js';
 import type { TestGateway } from '../support/gateway.js';
 import { needTool, TOOLS } from '../support/services.js';
 import { startOpsGateway } from './support.js';

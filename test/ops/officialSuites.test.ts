@@ -11,8 +11,8 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { parseBanner } from '../../scripts/officialSuites/sandbox.js';
 import { failingOnBoth, parseReporterLines, regressions } from '../../scripts/officialSuites/results.js';
-import { sandboxBanner } from '../../src/sandbox/banner.js';
-import { startLedgerSandbox } from '../../src/sandbox/index.js';
+import { sandboxBanner } from '../../packages/sandbox/src/banner.js';
+import { startLedgerSandbox } from '../../packages/sandbox/src/index.js';
 
 const mochaBin = createRequire(import.meta.url).resolve('mocha/bin/mocha.js');
 const reporter = path.resolve(import.meta.dirname, '../../scripts/officialSuites/jsonLinesReporter.cjs');

@@ -9,7 +9,7 @@ import { Contract, ContractFactory, JsonRpcProvider, Wallet, parseEther } from '
 import { createPublicClient, createWalletClient, defineChain, http, parseEventLogs, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { Web3 } from 'web3';
-import { sandboxAccounts } from '../../src/sandbox/accounts.js';
+import { sandboxAccounts } from '../../packages/sandbox/src/accounts.js';
 import { counter } from '../e2e/counter.js';
 import { ANVIL_CHAIN_ID, startAnvil, type Anvil } from '../support/anvil.js';
 import { rpc, startTestGateway, type TestGateway } from '../support/gateway.js';

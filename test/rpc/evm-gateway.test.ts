@@ -4,8 +4,8 @@ import net, { type AddressInfo } from 'node:net';
 import { ethers } from 'ethers';
 import { createPublicClient, createWalletClient, http as viemHttp, parseEther } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { sandboxAccounts } from '../../src/sandbox/accounts.js';
-import { startDevnet, type Devnet } from '../../src/sandbox/devnet.js';
+import { sandboxAccounts } from '../../packages/sandbox/src/accounts.js';
+import { startDevnet, type Devnet } from '../../packages/sandbox/src/devnet.js';
 import { rpc, startTestGateway, type TestGateway } from '../support/gateway.js';
 
 const [alice, bob] = sandboxAccounts(2);

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { startDevnet, type Devnet } from '../../src/sandbox/devnet.js';
+import { startDevnet, type Devnet } from '../../packages/sandbox/src/devnet.js';
 import { rpc, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { UpstreamProxy } from '../support/upstreamProxy.js';
 

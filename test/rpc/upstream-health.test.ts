@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import type { Gauge, Counter } from 'prom-client';
 import { upstreamChainMismatch, upstreamHedges, upstreamInRotation } from '../../src/metrics.js';
-import { startDevnet, type Devnet } from '../../src/sandbox/devnet.js';
+import { startDevnet, type Devnet } from '../../packages/sandbox/src/devnet.js';
 import { rpc, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { UpstreamProxy } from '../support/upstreamProxy.js';
 

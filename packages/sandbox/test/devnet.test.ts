@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { JsonRpcProvider, Wallet, parseEther } from 'ethers';
-import { sandboxAccounts } from '../../src/sandbox/accounts.js';
-import { startDevnet, type Devnet } from '../../src/sandbox/devnet.js';
-import { DevnetPool } from '../../src/sandbox/devnets.js';
+import { sandboxAccounts } from '../src/accounts.js';
+import { startDevnet, type Devnet } from '../src/devnet.js';
+import { DevnetPool } from '../src/devnets.js';
 
 describe('sandbox: EVM devnet', () => {
   let devnet: Devnet;

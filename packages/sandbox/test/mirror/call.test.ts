@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { validateMirrorResponse } from '../../support/mirrorSchema.js';
+import { validateMirrorResponse } from '../../../../test/support/mirrorSchema.js';
 import { buildFixture, type Fixture } from './fixture.js';
 
 describe('sandbox mirror node: contracts/call', function () {

@@ -29,8 +29,8 @@ import {
   type Transaction,
 } from '@hashgraph/sdk';
 import { expect } from 'chai';
-import { startLedgerSandbox, type LedgerSandbox } from '../../src/sandbox/index.js';
-import { validateMirrorResponse } from '../support/mirrorSchema.js';
+import { startLedgerSandbox, type LedgerSandbox } from '../src/index.js';
+import { validateMirrorResponse } from '../../../test/support/mirrorSchema.js';
 
 interface Party {
   id: AccountId;

@@ -19,8 +19,8 @@ import {
 import { proto } from '@hashgraph/proto';
 import { expect } from 'chai';
 import { Transaction, Wallet, getCreateAddress, type TransactionRequest } from 'ethers';
-import { startLedgerSandbox, type LedgerSandbox } from '../../src/sandbox/index.js';
-import { ANSWER_RUNTIME, deploymentOfSize } from '../../src/sandbox/initcode.js';
+import { startLedgerSandbox, type LedgerSandbox } from '../src/index.js';
+import { ANSWER_RUNTIME, deploymentOfSize } from '../src/initcode.js';
 
 const CHAIN_ID = 298;
 /** Init code of a contract whose runtime returns 42 for any call, and nothing more. */

@@ -5,8 +5,8 @@
  */
 import { AccountId, Client, Hbar, PrivateKey, TransferTransaction, type TransactionResponse } from '@hashgraph/sdk';
 import { expect } from 'chai';
-import { HTS_TRANSFER } from '../../src/sandbox/history/ledger.js';
-import { startLedgerSandbox, type LedgerSandbox } from '../../src/sandbox/index.js';
+import { HTS_TRANSFER } from '../src/history/ledger.js';
+import { startLedgerSandbox, type LedgerSandbox } from '../src/index.js';
 
 describe('ledger sandbox: native service rules (CryptoTransfer, tokens)', function () {
   let sandbox: LedgerSandbox;

@@ -34,14 +34,16 @@ export interface LedgerSandbox {
  * `ports`: a listener without one listens on a free port.
  * `jumboTransactions: false` makes a network from before HIP-1086, whose transactions are all at most 6 KiB.
  */
-export async function startLedgerSandbox(opts: {
+export interface LedgerSandboxOptions {
   chainId: number;
   blockIntervalMs?: number;
   host?: string;
   history?: boolean;
   ports?: SandboxPorts;
   jumboTransactions?: boolean;
-}): Promise<LedgerSandbox> {
+}
+
+export async function startLedgerSandbox(opts: LedgerSandboxOptions): Promise<LedgerSandbox> {
   const host = opts.host ?? '127.0.0.1';
   const chain = await LedgerChain.create({ chainId: opts.chainId, blockIntervalMs: opts.blockIntervalMs, jumboTransactions: opts.jumboTransactions });
   const closers: Array<() => Promise<void>> = [() => chain.close()];

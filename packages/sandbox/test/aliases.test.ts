@@ -21,9 +21,9 @@ import {
 } from '@hashgraph/sdk';
 import { expect } from 'chai';
 import { Wallet } from 'ethers';
-import { startLedgerSandbox, type LedgerSandbox } from '../../src/sandbox/index.js';
-import { FEES_TINYBAR, FEE_COLLECTOR_ACCOUNT } from '../../src/sandbox/ledger/chain.js';
-import { validateMirrorResponse } from '../support/mirrorSchema.js';
+import { startLedgerSandbox, type LedgerSandbox } from '../src/index.js';
+import { FEES_TINYBAR, FEE_COLLECTOR_ACCOUNT } from '../src/ledger/chain.js';
+import { validateMirrorResponse } from '../../../test/support/mirrorSchema.js';
 
 const CHAIN_ID = 298;
 

@@ -2,8 +2,8 @@ import { AccountId, Client, EthereumTransaction, PrivateKey, Status } from '@has
 import { expect } from 'chai';
 import { Wallet } from 'ethers';
 import { once } from 'node:events';
-import { startLedgerSandbox, type LedgerSandbox } from '../../src/sandbox/index.js';
-import type { LedgerBlock } from '../../src/sandbox/ledger/view.js';
+import { startLedgerSandbox, type LedgerSandbox } from '../src/index.js';
+import type { LedgerBlock } from '../src/ledger/view.js';
 
 describe('sandbox: ledger record-file blocks on an interval', () => {
   let sandbox: LedgerSandbox;

@@ -1,11 +1,11 @@
 /** The EVM beta GraphQL stand-in over a real devnet: blocks, transactions and logs of what ethers sent. */
 import { expect } from 'chai';
 import { JsonRpcProvider, Wallet, id as topicOf, parseEther } from 'ethers';
-import { sandboxAccounts } from '../../../src/sandbox/accounts.js';
-import { startDevnet, type Devnet } from '../../../src/sandbox/devnet.js';
-import { startEvmGraphql } from '../../../src/sandbox/graphql/evm.js';
-import type { StandIn } from '../../../src/sandbox/graphql/server.js';
-import { postGraphql } from '../../graphql/clients.js';
+import { sandboxAccounts } from '../../src/accounts.js';
+import { startDevnet, type Devnet } from '../../src/devnet.js';
+import { startEvmGraphql } from '../../src/graphql/evm.js';
+import type { StandIn } from '../../src/graphql/server.js';
+import { postGraphql } from '../../../../test/graphql/clients.js';
 
 const TOPIC = topicOf('Hello()');
 /** Init code that emits LOG1(TOPIC) with no data while deploying, and deploys nothing. */

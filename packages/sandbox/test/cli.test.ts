@@ -8,9 +8,9 @@ import { once } from 'node:events';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../support/ports.js';
+import { freePort } from '../../../test/support/ports.js';
 
-const MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src/sandbox/main.ts');
+const MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../src/main.ts');
 
 /** Runs the entry point until it prints its ready line (resolves with the output) or exits (rejects with it). */
 function startSandbox(env: Record<string, string>): { child: ChildProcess; ready: Promise<string>; exited: Promise<{ code: number | null; output: string }> } {

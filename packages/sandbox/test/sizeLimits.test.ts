@@ -6,7 +6,7 @@
 import { AccountId, Client, EthereumTransaction, FileAppendTransaction, FileCreateTransaction, Hbar, PrecheckStatusError, PrivateKey } from '@hashgraph/sdk';
 import { expect } from 'chai';
 import { Transaction, Wallet } from 'ethers';
-import { startLedgerSandbox, type LedgerSandbox } from '../../src/sandbox/index.js';
+import { startLedgerSandbox, type LedgerSandbox } from '../src/index.js';
 
 const CHAIN_ID = 298;
 const GAS_PRICE = 710_000_000_000n; // the ledger's 71 tinybar per gas, in weibar

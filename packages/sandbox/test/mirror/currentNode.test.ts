@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import yaml from 'js-yaml';
-import { longZeroAddress } from '../../../src/sandbox/ledger/ids.js';
+import { longZeroAddress } from '../../src/ledger/ids.js';
 import { buildFixture, type Fixture } from './fixture.js';
 
 const word = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
@@ -187,7 +187,7 @@ describe('sandbox mirror node: as the current real node answers', function () {
   });
 
   it('accepts every query parameter the current OpenAPI document gives the endpoints it serves', async () => {
-    const spec = yaml.load(readFileSync(new URL('../../reference/mirror-node/openapi-v0.160.yml', import.meta.url), 'utf8')) as any;
+    const spec = yaml.load(readFileSync(new URL('../../../../test/reference/mirror-node/openapi-v0.160.yml', import.meta.url), 'utf8')) as any;
     const concrete: Record<string, string> = {
       '/api/v1/accounts/{idOrAliasOrEvmAddress}': `/api/v1/accounts/${f.alice.address}`,
       '/api/v1/balances': '/api/v1/balances',

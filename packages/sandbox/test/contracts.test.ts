@@ -18,11 +18,11 @@ import {
 } from '@hashgraph/sdk';
 import { expect } from 'chai';
 import { Interface, id } from 'ethers';
-import { startLedgerSandbox, type LedgerSandbox } from '../../src/sandbox/index.js';
-import type { LedgerRelay } from '../../src/relay/ledgerRelay.js';
-import { result, sandboxRelay } from '../ledger/helpers.js';
-import { greeter } from '../methods/contract.js';
-import { validateMirrorResponse } from '../support/mirrorSchema.js';
+import { startLedgerSandbox, type LedgerSandbox } from '../src/index.js';
+import type { LedgerRelay } from '../../../src/relay/ledgerRelay.js';
+import { result, sandboxRelay } from '../../../test/ledger/helpers.js';
+import { greeter } from '../../../test/methods/contract.js';
+import { validateMirrorResponse } from '../../../test/support/mirrorSchema.js';
 
 const CHAIN_ID = 298;
 

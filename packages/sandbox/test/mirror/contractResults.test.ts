@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { longZeroAddress } from '../../../src/sandbox/ledger/ids.js';
+import { longZeroAddress } from '../../src/ledger/ids.js';
 import { buildFixture, type Fixture } from './fixture.js';
 
 describe('sandbox mirror node: contract results', function () {

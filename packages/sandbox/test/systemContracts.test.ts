@@ -19,12 +19,12 @@ import {
 import { expect } from 'chai';
 import { Contract, ContractFactory, JsonRpcProvider, Wallet, toBeHex, zeroPadValue, type InterfaceAbi, type Log } from 'ethers';
 import solc from 'solc';
-import { compileSystemContracts } from '../../scripts/compile-system-contracts.js';
-import { EXCHANGE_RATE_RUNTIME, HTS_RUNTIME, PRNG_RUNTIME } from '../../src/sandbox/ledger/systemContractsCode.js';
-import { startLedgerSandbox } from '../../src/sandbox/index.js';
-import type { LedgerRelay } from '../../src/relay/ledgerRelay.js';
-import { sandboxRelay } from '../ledger/helpers.js';
-import { serveRpc } from '../methods/rpcServer.js';
+import { compileSystemContracts } from '../../../scripts/compile-system-contracts.js';
+import { EXCHANGE_RATE_RUNTIME, HTS_RUNTIME, PRNG_RUNTIME } from '../src/ledger/systemContractsCode.js';
+import { startLedgerSandbox } from '../src/index.js';
+import type { LedgerRelay } from '../../../src/relay/ledgerRelay.js';
+import { sandboxRelay } from '../../../test/ledger/helpers.js';
+import { serveRpc } from '../../../test/methods/rpcServer.js';
 
 const CHAIN_ID = 298;
 type Sandbox = Awaited<ReturnType<typeof startLedgerSandbox>>;

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
-import { validateMirrorResponse } from '../../support/mirrorSchema.js';
+import { validateMirrorResponse } from '../../../../test/support/mirrorSchema.js';
 
-const EXAMPLES = new URL('../../reference/mirror-node/examples/', import.meta.url);
+const EXAMPLES = new URL('../../../../test/reference/mirror-node/examples/', import.meta.url);
 const example = (name: string) => JSON.parse(readFileSync(new URL(name, EXAMPLES), 'utf8'));
 
 describe('validateMirrorResponse (the OpenAPI check the stand-ins are held to)', () => {

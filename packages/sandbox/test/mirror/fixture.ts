@@ -6,11 +6,11 @@ import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import { Interface, Wallet, getBytes, keccak256, parseEther } from 'ethers';
 import solc from 'solc';
-import { sandboxAccounts } from '../../../src/sandbox/accounts.js';
-import { LedgerChain } from '../../../src/sandbox/ledger/chain.js';
-import type { LedgerBlock, LedgerTransaction } from '../../../src/sandbox/ledger/view.js';
-import { startMirrorNode, type MirrorNode } from '../../../src/sandbox/mirror/server.js';
-import { validateMirrorResponse } from '../../support/mirrorSchema.js';
+import { sandboxAccounts } from '../../src/accounts.js';
+import { LedgerChain } from '../../src/ledger/chain.js';
+import type { LedgerBlock, LedgerTransaction } from '../../src/ledger/view.js';
+import { startMirrorNode, type MirrorNode } from '../../src/mirror/server.js';
+import { validateMirrorResponse } from '../../../../test/support/mirrorSchema.js';
 
 const CHAIN_ID = 298;
 /** 710 gwei: the sandbox ledger's gas price (71 tinybar per gas) in weibar. */

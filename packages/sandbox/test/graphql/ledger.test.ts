@@ -1,10 +1,10 @@
 /** The ledger GraphQL stand-in over a real LedgerChain: Hasura-shaped queries and live subscriptions in both protocols. */
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { LedgerChain } from '../../../src/sandbox/ledger/chain.js';
-import { startLedgerGraphql } from '../../../src/sandbox/graphql/ledger.js';
-import type { StandIn } from '../../../src/sandbox/graphql/server.js';
-import { legacyClient, modernClient, postGraphql } from '../../graphql/clients.js';
+import { LedgerChain } from '../../src/ledger/chain.js';
+import { startLedgerGraphql } from '../../src/graphql/ledger.js';
+import type { StandIn } from '../../src/graphql/server.js';
+import { legacyClient, modernClient, postGraphql } from '../../../../test/graphql/clients.js';
 
 let validStart = 1_700_000_000;
 /** Submits a FILECREATE paid by the operator; it is recorded when the next block closes. */

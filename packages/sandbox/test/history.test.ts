@@ -8,14 +8,14 @@ import { Client, PrivateKey, TransactionId, TransactionReceiptQuery } from '@has
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { Interface, id as eventId, zeroPadValue } from 'ethers';
-import { sandboxAccounts } from '../../src/sandbox/accounts.js';
-import { ERC20_SUPPLY, ERC20_TRANSFERS } from '../../src/sandbox/history/erc20.js';
-import { HTS_SUPPLY, HTS_SYMBOL, HTS_TRANSFER } from '../../src/sandbox/history/ledger.js';
-import { SANDBOX_TOKEN_ABI } from '../../src/sandbox/history/sandboxToken.js';
-import type { LedgerSandbox } from '../../src/sandbox/index.js';
-import { callTool, connectClient } from '../mcp/client.js';
-import { validateMirrorResponse } from '../support/mirrorSchema.js';
-import { rpc, startTestGateway, type TestGateway } from '../support/gateway.js';
+import { sandboxAccounts } from '../src/accounts.js';
+import { ERC20_SUPPLY, ERC20_TRANSFERS } from '../src/history/erc20.js';
+import { HTS_SUPPLY, HTS_SYMBOL, HTS_TRANSFER } from '../src/history/ledger.js';
+import { SANDBOX_TOKEN_ABI } from '../src/history/sandboxToken.js';
+import type { LedgerSandbox } from '../src/index.js';
+import { callTool, connectClient } from '../../../test/mcp/client.js';
+import { validateMirrorResponse } from '../../../test/support/mirrorSchema.js';
+import { rpc, startTestGateway, type TestGateway } from '../../../test/support/gateway.js';
 
 const TRANSFER = eventId('Transfer(address,address,uint256)');
 const [deployer, first, second] = sandboxAccounts(3);
@@ -116,7 +116,7 @@ describe('sandbox history (ledger and EVM devnet, through the gateway)', functio
     const reverted = results.find((r: any) => r.result === 'CONTRACT_REVERT_EXECUTED');
     expect((await call('hedera-testnet', 'eth_getTransactionReceipt', [reverted.hash])).status).to.equal('0x0');
     // The README's debug_traceTransaction example names this transaction: the history is the same on every start.
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
     expect(/"method":"debug_traceTransaction",\s*"params":\["(0x[0-9a-f]{64})"/.exec(readme)?.[1]).to.equal(reverted.hash);
   });
 
