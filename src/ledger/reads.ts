@@ -198,12 +198,13 @@ export class LedgerReads {
 
   /**
    * The contract results of the block `ref` names, read beside the block when its contents are not kept yet, or
-   * undefined. A block by number only once a block at least as new has been seen: a block the mirror node does not
-   * have yet lists no results, and contents built from that empty listing would be kept for good.
+   * undefined. A block by number only once a block at least as new has been seen, or the caller knows (`onMirror`)
+   * the mirror node has it: a block it does not have yet lists no results, and contents built from that empty listing
+   * would be kept for good.
    */
-  earlyBlockRows(ref: BlockRef): Promise<ContractResult[]> | undefined {
+  earlyBlockRows(ref: BlockRef, onMirror = false): Promise<ContractResult[]> | undefined {
     if ('tag' in ref) return undefined;
-    if ('number' in ref && (!this.newest || ref.number > this.newest.number || this.cache.has(`contents:${ref.number}`))) return undefined;
+    if ('number' in ref && (this.cache.has(`contents:${ref.number}`) || (!onMirror && (!this.newest || ref.number > this.newest.number)))) return undefined;
     if ('hash' in ref && this.cache.has(`blockhash:${ref.hash}`)) return undefined;
     const rows = this.blockResultRows(ref);
     // The block may turn out not to exist, and then nobody waits for its rows.

@@ -54,8 +54,12 @@ function resultBlockContext(r: ContractResult, block: MirrorBlock | null): Block
 export async function locateTransaction(env: MethodEnv, hash: string): Promise<{ tx: BlockTx; block: BlockContext; price: bigint } | null> {
   const result = await env.reads.contractResult(hash);
   if (result) {
+    // Beside its block: the look-ups of its sender and recipient (kept) and its block's other results, which the
+    // mirror node has, as it has this one's block.
+    partiesOf(env.reads, result).catch(() => undefined);
+    const rows = result.block_number === null ? undefined : env.reads.earlyBlockRows({ number: result.block_number }, true);
     const block = result.block_number === null ? null : await env.reads.blockByNumber(result.block_number);
-    const [contents, price] = await Promise.all([block && env.reads.blockContents(block), blockGasPriceWeibar(env, block?.timestamp.to ?? result.timestamp)]);
+    const [contents, price] = await Promise.all([block && env.reads.blockContents(block, rows), blockGasPriceWeibar(env, block?.timestamp.to ?? result.timestamp)]);
     const listed = contents?.txs.find((t) => t.hash === toHash32(result.hash));
     return { tx: listed ?? standaloneTx(result), block: resultBlockContext(result, block), price };
   }
