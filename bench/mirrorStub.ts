@@ -76,7 +76,8 @@ function result(n: number, i: number, withLogs: boolean, weibar = false) {
     created_contract_ids: [],
     error_message: null,
     failed_initcode: null,
-    from: `0x${hex(0x1f41 + i, 20)}`,
+    // Each block's senders are accounts of their own, as on a busy network: a cold block's senders are cold too.
+    from: `0x${hex(0x10000 + n * RESULTS_PER_BLOCK + i, 20)}`,
     function_parameters: '0xa9059cbb',
     gas_consumed: 21_000,
     gas_limit: 100_000,
