@@ -136,6 +136,14 @@ export class LedgerReads {
     return this.cache.final(`block:${n}`, async () => this.saw(await this.mirror.get<MirrorBlock>(`/api/v1/blocks/${n}`)));
   }
 
+  /**
+   * Starts reading blocks by number without waiting for them, for a caller that needs the head first: they are then
+   * found kept, or in flight. One that does not exist yet is not kept, so this never hides it later.
+   */
+  readAhead(numbers: number[]): void {
+    for (const n of numbers) if (!this.cache.has(`block:${n}`)) this.blockByNumber(n).catch(() => undefined);
+  }
+
   private newest?: MirrorBlock;
 
   private saw<T extends MirrorBlock | null>(block: T): T {

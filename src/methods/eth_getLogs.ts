@@ -47,9 +47,8 @@ async function blockRange(filter: Record<string, unknown>, env: MethodEnv): Prom
   }
   const fromRef = blockNumberOrTag(filter.fromBlock, 'filter.fromBlock');
   const toRef = blockNumberOrTag(filter.toBlock, 'filter.toBlock');
-  // Blocks named by number are read beside the head rather than after it (kept, or shared while in flight): with a
-  // far mirror node that is one round trip less. One that does not exist yet is not kept, and costs nothing later.
-  for (const ref of [fromRef, toRef]) if ('number' in ref) env.reads.blockByNumber(ref.number).catch(() => undefined);
+  // Beside the head rather than after it: with a far mirror node, one round trip less.
+  env.reads.readAhead([fromRef, toRef].flatMap((ref) => ('number' in ref ? [ref.number] : [])));
   const latest = await env.reads.latestBlock();
   const numberOf = async (ref: typeof fromRef) =>
     'number' in ref ? ref.number : ref.tag === 'earliest' ? ((await env.reads.earliestBlock())?.number ?? 0) : latest.number;
