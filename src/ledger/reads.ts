@@ -201,7 +201,10 @@ export class LedgerReads {
    */
   blockResultRows(ref: { number: number } | { hash: string }): Promise<ContractResult[]> {
     const filter = 'number' in ref ? `block.number=${ref.number}` : `block.hash=${ref.hash}`;
-    return this.collect<ContractResult>(`/api/v1/contracts/results?${filter}&limit=100&order=asc`, 'results', undefined, (p) => this.contractResultsGet(p));
+    // Not kept (the block's contents are), but shared while in flight: two calls on one cold block read it once.
+    return this.cache.fresh(`rows:${filter}`, 0, () =>
+      this.collect<ContractResult>(`/api/v1/contracts/results?${filter}&limit=100&order=asc`, 'results', undefined, (p) => this.contractResultsGet(p)),
+    );
   }
 
   /**
