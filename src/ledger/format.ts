@@ -18,7 +18,6 @@ import type { Parties } from './addresses.js';
 import type { BlockContents, BlockTx } from './blocks.js';
 import type { ContractResult, MirrorBlock, MirrorLog } from './reads.js';
 import { logsBloom } from './receipts.js';
-import type { AccessListEntry } from './records.js';
 
 export interface BlockContext {
   number: number;
@@ -92,9 +91,12 @@ export function formatTransaction(r: ContractResult, parties: Parties, block: Bl
   return { ...typed, maxFeePerGas: weibar(r.max_fee_per_gas, gasPrice), maxPriorityFeePerGas: weibar(r.max_priority_fee_per_gas, '0x0') };
 }
 
-/** The mirror node's snake_case access list in Ethereum's shape: addresses of 20 bytes, keys as the mirror stored them (32 bytes). */
-function formatAccessList(list: AccessListEntry[] | null | undefined) {
-  return (list ?? []).map((e) => ({ address: fixedBytes(e.address, 20), storageKeys: (e.storage_keys ?? []).map((k) => k.toLowerCase()) }));
+/**
+ * The mirror node's snake_case access list in Ethereum's shape: addresses of 20 bytes, keys as the mirror stored them
+ * (32 bytes). Older nodes' hex string is shown as an empty list, as the official relay shows it.
+ */
+function formatAccessList(list: ContractResult['access_list']) {
+  return (Array.isArray(list) ? list : []).map((e) => ({ address: fixedBytes(e.address, 20), storageKeys: (e.storage_keys ?? []).map((k) => k.toLowerCase()) }));
 }
 
 /** Gas the official relay gives a synthetic transaction (its default transaction gas). */

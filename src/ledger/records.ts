@@ -62,8 +62,11 @@ export interface ContractResult {
   to: string | null;
   transaction_index: number | null;
   type: number | null;
-  /** The EIP-2930 access list the wrapped Ethereum transaction carried (mirror OpenAPI `AccessList`; null or absent on older nodes). */
-  access_list?: AccessListEntry[] | null;
+  /**
+   * The EIP-2930 access list the wrapped Ethereum transaction carried: entries since mirror node v0.156 (OpenAPI
+   * `AccessList`), a hex string (`0x`) or null before.
+   */
+  access_list?: AccessListEntry[] | string | null;
   logs?: MirrorLog[];
   /** The storage slots the transaction read and wrote: in a single result, not in listings. */
   state_changes?: StateChange[] | null;
