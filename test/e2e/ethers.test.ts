@@ -3,7 +3,7 @@
  * the ledger sandbox) with the key in the path, and an EVM devnet network with the key in the X-API-KEY header.
  */
 import { expect } from 'chai';
-import { Contract, ContractFactory, FetchRequest, JsonRpcProvider, Wallet, isError, parseEther, type ContractTransactionResponse } from 'ethers';
+import { Contract, ContractFactory, FetchRequest, JsonRpcProvider, Wallet, getAddress, isError, parseEther, type ContractTransactionResponse } from 'ethers';
 import { sandboxAccounts } from '../../packages/sandbox/src/accounts.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { counter } from './counter.js';
@@ -118,6 +118,20 @@ describe('ethers v6 through the gateway', function () {
         const block = await provider.getBlock(receipt!.blockNumber, true);
         expect(block!.getPrefetchedTransaction(sent.hash).accessList).to.deep.equal(accessList);
         expect(await contract.value()).to.equal(9n);
+      });
+
+      it('sends a type-2 transfer to an account with an access list of several addresses and keys', async () => {
+        const key = (n: number) => '0x' + n.toString(16).padStart(64, '0');
+        const accessList = [
+          { address: getAddress(other.address), storageKeys: [key(1), key(2)] },
+          { address: await contract.getAddress(), storageKeys: [] },
+        ];
+        const sent = await wallet.sendTransaction({ type: 2, to: other.address, value: TINYBAR, accessList, gasLimit: 100_000n });
+        const receipt = await sent.wait();
+        expect(receipt?.status).to.equal(1);
+        expect((await provider.getTransaction(sent.hash))?.accessList).to.deep.equal(accessList);
+        const block = await provider.getBlock(receipt!.blockNumber, true);
+        expect(block!.getPrefetchedTransaction(sent.hash).accessList).to.deep.equal(accessList);
       });
 
       it('refuses a transaction whose gas limit leaves out the access list\'s intrinsic gas (EIP-2930)', async () => {
