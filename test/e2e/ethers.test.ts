@@ -134,6 +134,13 @@ describe('ethers v6 through the gateway', function () {
         expect(block!.getPrefetchedTransaction(sent.hash).accessList).to.deep.equal(accessList);
       });
 
+      it("sends a transfer with an access list and no gas limit: the estimate covers the list's gas (EIP-2930)", async () => {
+        const accessList = [{ address: getAddress(other.address), storageKeys: ['0x' + '1'.padStart(64, '0')] }];
+        const sent = await wallet.sendTransaction({ type: 2, to: other.address, value: TINYBAR, accessList });
+        expect((await sent.wait())?.status).to.equal(1);
+        expect(sent.gasLimit >= 21_000n + 2_400n + 1_900n, `gas limit ${sent.gasLimit}`).to.equal(true);
+      });
+
       it('refuses a transaction whose gas limit leaves out the access list\'s intrinsic gas (EIP-2930)', async () => {
         const contractAddress = await contract.getAddress();
         const data = contract.interface.encodeFunctionData('set', [10n]);
