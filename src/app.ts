@@ -311,18 +311,19 @@ class Backends {
   }
 
   private relay(network: NetworkRef): Promise<LedgerRelay> {
-    return startOnce(this.relays, network.id, async () =>
-      instrumentRelay(network.id, createLedgerRelay({
+    return startOnce(this.relays, network.id, async () => {
+      const ledger = await this.ledgerConfig(network);
+      return instrumentRelay(network.id, createLedgerRelay({
           network: network.id,
           chainId: network.network.chainId,
-          ledger: await this.ledgerConfig(network),
+          ledger,
           relay: this.config.relay,
           logger: this.logger,
           filters: this.filters,
           hbar: this.hbar,
-          sharedCache: this.caches?.network(network.id),
-        })),
-    );
+          sharedCache: this.caches?.network(network.id, ledger.mirrorUrl),
+        }));
+    });
   }
 
   private async ledgerConfig(network: NetworkRef): Promise<LedgerConfig> {

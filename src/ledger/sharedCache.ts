@@ -99,8 +99,12 @@ export class SharedCaches {
     return caches;
   }
 
-  network(id: string): SharedCache {
-    return new SharedCache(this.client, id, this.opts);
+  /**
+   * `source` names the ledger the answers come from (its mirror node's URL): a sandbox restarted, or one per instance
+   * as in the offline compose file, is another chain under the same network id, whose block 1 is not this one's.
+   */
+  network(id: string, source: string): SharedCache {
+    return new SharedCache(this.client, id, source, this.opts);
   }
 
   async close(): Promise<void> {
@@ -115,7 +119,8 @@ export class SharedCache {
 
   constructor(
     private readonly client: Client,
-    network: string,
+    readonly network: string,
+    private readonly source: string,
     private readonly opts: SharedCacheOptions,
   ) {
     // One hash tag per network: a Redis Cluster keeps its keys on one shard, as the store script needs.
@@ -129,7 +134,7 @@ export class SharedCache {
   /** The text kept under `key` by any instance, or `load`'s (then shared when not null). */
   async text(key: string, load: () => Promise<string | null>): Promise<string | null> {
     // Answer keys hold a call's params (a getLogs filter may name many addresses): a digest keeps Redis keys short.
-    const id = `${this.tag}:${createHash('sha256').update(key).digest('base64url')}`;
+    const id = `${this.tag}:${createHash('sha256').update(this.source).update('\n').update(key).digest('base64url')}`;
     const lock = `${id}:lock`;
     const token = randomUUID();
     let locked: boolean;

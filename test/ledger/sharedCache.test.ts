@@ -39,7 +39,7 @@ describe('ledger relay: final answers shared across instances through Redis', ()
     for (let i = 0; i < count; i++) {
       const caches = await SharedCaches.open(redis.url, opts);
       instances.push(caches);
-      shared.push(caches.network(network));
+      shared.push(caches.network(network, mirror.url));
       relays.push(testRelay(296, { mirrorUrl: mirror.url }, {}, { sharedCache: shared[i] }));
     }
     for (const s of shared) await onRedis(s);
@@ -61,6 +61,22 @@ describe('ledger relay: final answers shared across instances through Redis', ()
     expect(await result(b, 'eth_getBlockByNumber', [hex(BUSY_BLOCK), true])).to.deep.equal(block);
     expect(await result(b, 'eth_getTransactionReceipt', [RESULT_DETAILS.hash])).to.deep.equal(receipt);
     expect(mirror.paths.length, 'mirror requests after the second instance read').to.equal(asked);
+  });
+
+  it('shares nothing between two ledgers under one network id (a sandbox restarted, or one per instance)', async () => {
+    await start(1);
+    await result(relays[0], 'eth_getBlockByNumber', [hex(BUSY_BLOCK), true]);
+    const other = await startFixtureMirror({ current: true });
+    const caches = await SharedCaches.open(redis.url, OPTIONS);
+    const elsewhere = testRelay(296, { mirrorUrl: other.url }, {}, { sharedCache: caches.network(shared[0].network, other.url) });
+    try {
+      await result(elsewhere, 'eth_getBlockByNumber', [hex(BUSY_BLOCK), true]);
+      expect(other.paths.some((p) => p.startsWith(`/api/v1/blocks/${BUSY_BLOCK}`)), 'the other ledger was asked for its own block').to.equal(true);
+    } finally {
+      await elsewhere.close();
+      await caches.close();
+      await other.close();
+    }
   });
 
   it('two instances missing the same block at once make one mirror request for it', async () => {
