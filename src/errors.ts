@@ -84,6 +84,8 @@ export const ERRORS = {
   REFUSED_METHOD: entry(200, -32601, 'BAD_REQUEST', 'Unsupported JSON-RPC method'),
   // The official relay's form of a params error (its predefined.INVALID_PARAMETER): the detail names the parameter.
   INVALID_PARAMETER: entry(200, -32602, 'BAD_USER_INPUT', 'Invalid parameter {detail}'),
+  // The official relay's words for a required param that was not sent (its predefined.MISSING_REQUIRED_PARAMETER).
+  MISSING_REQUIRED_PARAMETER: entry(200, -32602, 'BAD_USER_INPUT', 'Missing value for required parameter {detail}'),
   NOT_A_LOG_SOURCE: entry(200, -32602, 'BAD_USER_INPUT', 'Invalid parameter filters.address: {detail} is not a valid contract or token type or does not exists'),
   EXECUTION_REVERTED: entry(200, 3, 'BAD_REQUEST', 'execution reverted'),
   UNKNOWN_BLOCK: entry(200, -39012, 'BAD_USER_INPUT', 'Unknown block'),

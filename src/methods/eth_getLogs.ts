@@ -73,7 +73,7 @@ async function blockRange(filter: Record<string, unknown>, env: MethodEnv): Prom
  */
 export async function eth_getLogs(params: unknown[], env: MethodEnv) {
   const [filterParam] = positional(params, 1, 1);
-  const filter = object(filterParam, 'filter');
+  const filter = object(filterParam, 0);
   const addrs = addresses(filter.address);
   const topics = topicQuery(filter.topics);
   const range = await blockRange(filter, env);
