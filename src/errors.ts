@@ -23,6 +23,8 @@ const AUTH_HOWTO =
 export const ERRORS = {
   PARSE_ERROR: entry(200, -32700, 'BAD_REQUEST', 'Parse error: the body is not valid JSON'),
   // The JSON-RPC 2.0 specification's words (section 5.1), which the official relay's WebSocket answers too.
+  // The ledger relay's answer to a JSON body that is neither an object nor an array: the official relay's code for it.
+  NOT_A_REQUEST: entry(200, -32700, 'BAD_REQUEST', 'Parse error: the body is neither a request object nor a batch array'),
   INVALID_REQUEST: entry(200, -32600, 'BAD_REQUEST', 'Invalid Request'),
   EMPTY_BATCH: entry(200, -32600, 'BAD_REQUEST', 'Invalid Request: empty batch'),
   BATCH_TOO_LARGE: entry(200, -32600, 'BAD_REQUEST', 'Invalid Request: batch too large'),
