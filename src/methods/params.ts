@@ -18,8 +18,8 @@ function field(name: ParamName, key: string): ParamName {
   return typeof name === 'number' ? name : `${name}.${key}`;
 }
 
-/** `reason` reads after the name: `must be ..., got ...`. */
-function invalid(name: ParamName, reason: string): GatewayError {
+/** A refused param; `reason` reads after the name: `must be ..., got ...`. */
+export function invalidParam(name: ParamName, reason: string): GatewayError {
   if (typeof name === 'number') return new GatewayError('INVALID_PARAMETER', `${name}: value ${reason}`);
   return new GatewayError('INVALID_PARAMS', `${name} ${reason}`);
 }
@@ -45,7 +45,7 @@ const QUANTITY = /^0x(0|[1-9a-fA-F][0-9a-fA-F]{0,63})$/;
 
 export function quantity(value: unknown, name: ParamName): bigint {
   if (typeof value !== 'string' || !QUANTITY.test(value)) {
-    throw invalid(name, `must be a hex quantity without leading zeros such as "0x1a", got ${JSON.stringify(value)}`);
+    throw invalidParam(name, `must be a hex quantity without leading zeros such as "0x1a", got ${JSON.stringify(value)}`);
   }
   return BigInt(value);
 }
@@ -53,7 +53,7 @@ export function quantity(value: unknown, name: ParamName): bigint {
 /** Up to 32 bytes of hex (a storage slot), leading zeros allowed; empty is zero. */
 export function bytesMax32(value: unknown, name: ParamName): bigint {
   if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{0,64}$/.test(value)) {
-    throw invalid(name, `must be at most 32 bytes of hex, got ${JSON.stringify(value)}`);
+    throw invalidParam(name, `must be at most 32 bytes of hex, got ${JSON.stringify(value)}`);
   }
   return value === '0x' ? 0n : BigInt(value);
 }
@@ -62,33 +62,33 @@ export function bytesMax32(value: unknown, name: ParamName): bigint {
 export function count(value: unknown, name: ParamName): number {
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
   const n = quantity(value, name);
-  if (n > BigInt(Number.MAX_SAFE_INTEGER)) throw invalid(name, 'is too large');
+  if (n > BigInt(Number.MAX_SAFE_INTEGER)) throw invalidParam(name, 'is too large');
   return Number(n);
 }
 
 export function address(value: unknown, name: ParamName): string {
   if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(value)) {
-    throw invalid(name, `must be a 20-byte hex address, got ${JSON.stringify(value)}`);
+    throw invalidParam(name, `must be a 20-byte hex address, got ${JSON.stringify(value)}`);
   }
   return value.toLowerCase();
 }
 
 export function hash32(value: unknown, name: ParamName): string {
   if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(value)) {
-    throw invalid(name, `must be a 32-byte hex hash, got ${JSON.stringify(value)}`);
+    throw invalidParam(name, `must be a 32-byte hex hash, got ${JSON.stringify(value)}`);
   }
   return value.toLowerCase();
 }
 
 export function data(value: unknown, name: ParamName): string {
   if (typeof value !== 'string' || !/^0x([0-9a-fA-F]{2})*$/.test(value)) {
-    throw invalid(name, `must be hex data with an even number of digits, got ${JSON.stringify(value)}`);
+    throw invalidParam(name, `must be hex data with an even number of digits, got ${JSON.stringify(value)}`);
   }
   return value.toLowerCase();
 }
 
 export function bool(value: unknown, name: ParamName): boolean {
-  if (typeof value !== 'boolean') throw invalid(name, `must be true or false, got ${JSON.stringify(value)}`);
+  if (typeof value !== 'boolean') throw invalidParam(name, `must be true or false, got ${JSON.stringify(value)}`);
   return value;
 }
 
@@ -100,7 +100,7 @@ export function blockNumberOrTag(value: unknown, name: ParamName): NumberOrTag {
     const n = BigInt(value);
     if (n <= BigInt(Number.MAX_SAFE_INTEGER)) return { number: Number(n) };
   }
-  throw invalid(name, `must be a hex block number without leading zeros or one of ${BLOCK_TAGS.join(', ')}, got ${JSON.stringify(value)}`);
+  throw invalidParam(name, `must be a hex block number without leading zeros or one of ${BLOCK_TAGS.join(', ')}, got ${JSON.stringify(value)}`);
 }
 
 /** A block number, tag or hash, including the EIP-1898 object form `{blockNumber}` / `{blockHash}`. */
@@ -110,12 +110,12 @@ export function blockNumberOrTagOrHash(value: unknown, name: ParamName): BlockRe
     const obj = value as { blockHash?: unknown; blockNumber?: unknown };
     if (obj.blockHash !== undefined) return { hash: hash32(obj.blockHash, field(name, 'blockHash')) };
     if (obj.blockNumber !== undefined) return blockNumberOrTag(obj.blockNumber, field(name, 'blockNumber'));
-    throw invalid(name, 'must have blockHash or blockNumber');
+    throw invalidParam(name, 'must have blockHash or blockNumber');
   }
   return blockNumberOrTag(value, name);
 }
 
 export function object(value: unknown, name: ParamName): Record<string, unknown> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalid(name, 'must be an object');
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalidParam(name, 'must be an object');
   return value as Record<string, unknown>;
 }

@@ -226,10 +226,12 @@ describe('ledger relay on real mirror-node example responses', () => {
       ['eth_getBalance', ['0x1234'], 0],
       ['eth_getBalance', [`0x${'12'.repeat(20)}`, 'newest'], 1],
       ['eth_getBlockByHash', [`0x${'ab'.repeat(32)}`, 'yes'], 1],
+      ['eth_feeHistory', ['0x1', 'latest', [101]], 2],
+      ['eth_getLogs', [{ blockHash: `0x${'ab'.repeat(32)}`, fromBlock: '0x1' }], 0],
     ] as const) {
       const { error } = await refusal(method, [...params]);
       expect(error.code, method).to.equal(-32602);
-      expect(error.message, `${method} ${JSON.stringify(params)}`).to.match(new RegExp(`^Invalid parameter ${index}: value must be `));
+      expect(error.message, `${method} ${JSON.stringify(params)}`).to.match(new RegExp(`^Invalid parameter ${index}: value must `));
     }
     expect((await refusal('eth_getBalance', [])).error).to.deep.equal({ code: -32602, message: 'Missing value for required parameter 0' });
     expect((await refusal('eth_getBlockByNumber', ['0x12'])).error).to.deep.equal({ code: -32602, message: 'Missing value for required parameter 1' });
