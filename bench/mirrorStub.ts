@@ -8,6 +8,8 @@ import type { AddressInfo } from 'node:net';
 
 export const LATEST_BLOCK = 50_000;
 export const COUNT_PATH = '/__requests';
+/** Reads, and restarts, the longest chain of sequential requests seen since the last read (see startMirrorStub). */
+export const TRIPS_PATH = '/__trips';
 const GENESIS_SECONDS = 1_700_000_000;
 const RESULTS_PER_BLOCK = 2;
 const CONTRACT = '0x00000000000000000000000000000000000003ec';
@@ -16,8 +18,8 @@ const hex = (n: number, bytes: number) => n.toString(16).padStart(bytes * 2, '0'
 /** An entity's EVM address (its ECDSA alias, or a contract's address), distinct from its long-zero address. */
 const evmAddressOf = (entity: string) => `0x${'e0'.repeat(12)}${hex(Number(BigInt(entity.startsWith('0x') ? entity : `0x${entity}`) & 0xffffffffn), 8)}`;
 const LONG_ZERO = /^(0x)?0{24}[0-9a-f]{16}$/i;
-const blockHash = (n: number) => `0x${hex(n, 8)}${'ab'.repeat(40)}`;
-const txHash = (n: number, i: number) => `0x${hex(n, 8)}${hex(i, 4)}${'cd'.repeat(20)}`;
+export const blockHash = (n: number) => `0x${hex(n, 8)}${'ab'.repeat(40)}`;
+export const txHash = (n: number, i: number) => `0x${hex(n, 8)}${hex(i, 4)}${'cd'.repeat(20)}`;
 const seconds = (n: number) => GENESIS_SECONDS + 2 * n;
 const ts = (s: number, nanos = 0) => `${s}.${String(nanos).padStart(9, '0')}`;
 const ZERO_BLOOM = `0x${'0'.repeat(512)}`;
@@ -74,7 +76,8 @@ function result(n: number, i: number, withLogs: boolean, weibar = false) {
     created_contract_ids: [],
     error_message: null,
     failed_initcode: null,
-    from: `0x${hex(0x1f41 + i, 20)}`,
+    // Each block's senders are accounts of their own, as on a busy network: a cold block's senders are cold too.
+    from: `0x${hex(0x10000 + n * RESULTS_PER_BLOCK + i, 20)}`,
     function_parameters: '0xa9059cbb',
     gas_consumed: 21_000,
     gas_limit: 100_000,
@@ -97,8 +100,12 @@ function result(n: number, i: number, withLogs: boolean, weibar = false) {
   };
 }
 
-/** The block a `timestamp=gte:<s.n>` filter points into. */
+/** The block a `block.number`, `block.hash` or `timestamp=gte:<s.n>` filter points into. */
 function blockAt(query: URLSearchParams): number {
+  const number = query.get('block.number');
+  if (number !== null) return Number(number.replace(/^eq:/, ''));
+  const hash = query.get('block.hash');
+  if (hash !== null) return parseInt(hash.replace(/^(eq:)?(0x)?/, '').slice(0, 16), 16);
   const gte = query.getAll('timestamp').find((v) => v.startsWith('gte:'));
   const s = gte ? Number(gte.slice(4).split('.')[0]) : seconds(LATEST_BLOCK);
   return Math.max(0, Math.min(LATEST_BLOCK, Math.floor((s - GENESIS_SECONDS) / 2)));
@@ -165,20 +172,39 @@ function route(method: string, url: URL): [number, unknown] {
   return [404, { _status: { messages: [{ message: 'Not found' }] } }];
 }
 
-export async function startMirrorStub(): Promise<{ url: string; close(): Promise<void> }> {
+/**
+ * `delayMs` holds every answer that long, as a mirror node that far away would. Each request's depth is one more
+ * than the deepest request that had been answered when it arrived: with one relay call at a time, the deepest is the
+ * number of sequential mirror round trips that call needed (requests sent together share a depth).
+ */
+export async function startMirrorStub(delayMs = 0): Promise<{ url: string; close(): Promise<void> }> {
   let count = 0;
+  let answeredDepth = 0;
+  let deepest = 0;
   const server = http.createServer((req, res) => {
     // The benchmark runs this stub in another process and reads the count over HTTP; that read is not counted.
     if (req.url === COUNT_PATH) {
       res.writeHead(200, { 'content-type': 'application/json' }).end(String(count));
       return;
     }
+    if (req.url === TRIPS_PATH) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(String(deepest));
+      answeredDepth = deepest = 0;
+      return;
+    }
     count++;
+    const depth = answeredDepth + 1;
+    deepest = Math.max(deepest, depth);
     req.resume();
     req.once('end', () => {
       const [status, body] = route(req.method ?? 'GET', new URL(req.url ?? '/', 'http://stub'));
       const text = JSON.stringify(body);
-      res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
+      const send = () => {
+        answeredDepth = Math.max(answeredDepth, depth);
+        res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
+      };
+      if (delayMs > 0) setTimeout(send, delayMs);
+      else send();
     });
   });
   server.keepAliveTimeout = 60_000;

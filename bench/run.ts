@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config/load.js';
 import type { ConfigInput } from '../src/config/schema.js';
 import { attacks } from './attacks.js';
+import { describeFarMirror, farMirror } from './farMirror.js';
 import { describeJumbo, jumboDeployments } from './jumbo.js';
 import {
   call,
@@ -398,6 +399,18 @@ async function main() {
     };
     if (only === 'forward') {
       printTable(rows);
+      return;
+    }
+  }
+
+  // Latency with a far mirror node: each method's cold p50/p99 and sequential mirror round trips, ours beside the
+  // official relay's. BENCH_ONLY=far runs just this and adds its figures to the last full run's results.
+  if (!only || only === 'far') {
+    const far = await farMirror(REPO);
+    results.farMirror = far;
+    console.log(describeFarMirror(far));
+    if (only === 'far') {
+      writeResults({ ...readResults(), farMirror: far });
       return;
     }
   }

@@ -1,5 +1,5 @@
 /**
- * `npm run official-suites -- <suite...> [--fund-first-account] [--relays official,ours] [--exclude REGEX]`
+ * `npm run official-suites -- <suite...> [--relays official,ours] [--exclude REGEX]`
  *
  * Runs the official hiero JSON-RPC relay's acceptance suites against our gateway and against the official relay, both
  * on one `npm run sandbox`, and prints per suite passing / failing / pending for both, then every test that passes on
@@ -26,7 +26,6 @@ const REPO = path.resolve(import.meta.dirname, '..');
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
-    'fund-first-account': { type: 'boolean' },
     relays: { type: 'string', default: 'official,ours' },
     report: { type: 'string' },
     exclude: { type: 'string' },
@@ -89,14 +88,10 @@ async function main(): Promise<number> {
       relays.push(relay);
       log(`${name}: ${relay.httpUrl.replace(/\/v1\/[^/]+\//, '/v1/<key>/')} (${relay.notes.join('; ')})`);
     }
-    // The last prefunded account, which the sandbox's starting history leaves alone.
-    const funderKey = values['fund-first-account'] ? sandbox.info.accounts.at(-1)!.privateKey : undefined;
-    if (funderKey) log('measurement mode: the first account is funded through a prefunded sandbox account (--fund-first-account)');
-    const opts: RunOptions = { scratch, sandbox: sandbox.info, acceptanceEnv, logDir, funderKey, timeoutMs: Number(values['suite-timeout-minutes']) * 60_000, exclude: values.exclude };
+    const opts: RunOptions = { scratch, sandbox: sandbox.info, acceptanceEnv, logDir, timeoutMs: Number(values['suite-timeout-minutes']) * 60_000, exclude: values.exclude };
     const meta = {
       relayDir,
       executionApisDir,
-      fundFirstAccount: Boolean(funderKey),
       exclude: values.exclude,
       relays: Object.fromEntries(relays.map((r) => [r.name, r.notes])),
       startedAt: new Date().toISOString(),

@@ -21,14 +21,11 @@ export interface RunOptions {
   /** The suites' local-acceptance settings (tests/server/localAcceptance.env). */
   acceptanceEnv: Record<string, string>;
   logDir: string;
-  /** Prefunded account whose key funds the first account in measurement mode; undefined runs the suites' own set-up. */
-  funderKey?: string;
   timeoutMs: number;
   /** Tests whose full title matches are left out (mocha's --grep with --invert), on both relays alike. */
   exclude?: string;
 }
 
-const FUND_HOOK = path.join(import.meta.dirname, 'fundFirstAccount.cjs');
 const REPORTER = path.join(import.meta.dirname, 'jsonLinesReporter.cjs');
 /** The suites' runner logs this in its last hook; some suites' processes never end after it (open handles). */
 const LAST_HOOK_LINE = 'Stop relay';
@@ -45,7 +42,6 @@ export function suiteEnv(opts: RunOptions, relay: RelayUnderTest, selection: str
     TS_NODE_PROJECT: path.join(opts.scratch.tree, 'tsconfig.json'),
     OFFICIAL_SUITES_SELECTION: selection,
     OFFICIAL_SUITES_TREE: opts.scratch.tree,
-    ...(opts.funderKey ? { OFFICIAL_SUITES_FUNDER_KEY: opts.funderKey } : {}),
     // Not http://localhost:7546, which would make the runner start a relay of its own in-process.
     E2E_RELAY_HOST: FRONT_DOOR_URL,
     RELAY_ENDPOINT: FRONT_DOOR_URL,
@@ -78,7 +74,6 @@ export async function runSuite(opts: RunOptions, suite: Suite, relay: RelayUnder
     '--no-config',
     '--require',
     'ts-node/register',
-    ...(opts.funderKey ? ['--require', FUND_HOOK] : []),
     ...(opts.exclude ? ['--grep', opts.exclude, '--invert'] : []),
     '--reporter',
     REPORTER,

@@ -72,6 +72,11 @@ export class ReadCache {
     return this.through(key, load, () => (ttlMs > 0 ? ttlMs : undefined));
   }
 
+  /** Whether a value is kept, without counting a hit: for deciding whether to read ahead. */
+  has(key: string): boolean {
+    return this.lru.has(key);
+  }
+
   /** Stores a value learned another way (a block found by hash is also the block of its number). */
   put(key: string, value: unknown): void {
     if (value !== null && value !== undefined) this.lru.set(key, { value });

@@ -57,9 +57,20 @@ export function fixedBytes(value: string | null | undefined, bytes: number): str
   return `0x${hex.padStart(bytes * 2, '0').slice(-bytes * 2)}`;
 }
 
-/** Intrinsic gas of a transaction (EIP-2028 calldata prices plus the creation surcharge). */
-export function intrinsicGas(data: string, isCreate: boolean): bigint {
-  let gas = isCreate ? 53_000n : 21_000n;
+/** EIP-2930's prices of an access list, per address and per storage key (the official relay's precheck counts them too). */
+const ACCESS_LIST_ADDRESS_GAS = 2_400n;
+const ACCESS_LIST_STORAGE_KEY_GAS = 1_900n;
+
+/** Intrinsic gas of a transaction (EIP-2028 calldata prices, the creation surcharge and EIP-2930's access list). */
+/** What an access list adds to a transaction's gas (EIP-2930): per address, and per storage key. */
+export function accessListGas(accessList: ReadonlyArray<{ storageKeys: readonly string[] }>): bigint {
+  let gas = 0n;
+  for (const entry of accessList) gas += ACCESS_LIST_ADDRESS_GAS + ACCESS_LIST_STORAGE_KEY_GAS * BigInt(entry.storageKeys.length);
+  return gas;
+}
+
+export function intrinsicGas(data: string, isCreate: boolean, accessList: ReadonlyArray<{ storageKeys: readonly string[] }> = []): bigint {
+  let gas = (isCreate ? 53_000n : 21_000n) + accessListGas(accessList);
   for (let i = data.startsWith('0x') ? 2 : 0; i < data.length; i += 2) gas += data.slice(i, i + 2) === '00' ? 4n : 16n;
   return gas;
 }

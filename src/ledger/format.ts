@@ -86,9 +86,17 @@ export function formatTransaction(r: ContractResult, parties: Parties, block: Bl
   const v = toQuantity(r.v ?? 0);
   if (type === 0) return { ...base, v, ...(r.chain_id && r.chain_id !== '0x' ? { chainId: hexFieldToQuantity(r.chain_id) } : {}) };
   const chainId = r.chain_id && r.chain_id !== '0x' ? hexFieldToQuantity(r.chain_id) : toQuantity(opts.chainId);
-  const typed = { ...base, chainId, accessList: [], v, yParity: v };
+  const typed = { ...base, chainId, accessList: formatAccessList(r.access_list), v, yParity: v };
   if (type === 1) return typed;
   return { ...typed, maxFeePerGas: weibar(r.max_fee_per_gas, gasPrice), maxPriorityFeePerGas: weibar(r.max_priority_fee_per_gas, '0x0') };
+}
+
+/**
+ * The mirror node's snake_case access list in Ethereum's shape: addresses of 20 bytes, keys as the mirror stored them
+ * (32 bytes). Older nodes' hex string is shown as an empty list, as the official relay shows it.
+ */
+function formatAccessList(list: ContractResult['access_list']) {
+  return (Array.isArray(list) ? list : []).map((e) => ({ address: fixedBytes(e.address, 20), storageKeys: (e.storage_keys ?? []).map((k) => k.toLowerCase()) }));
 }
 
 /** Gas the official relay gives a synthetic transaction (its default transaction gas). */

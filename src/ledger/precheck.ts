@@ -63,7 +63,7 @@ export function checkShape(tx: Transaction, chainId: number, maxGas: number): vo
     throw new GatewayError('WRONG_CHAIN_ID', [toQuantity(tx.chainId), toQuantity(chainId)]);
   }
   if (tx.gasLimit > BigInt(maxGas)) throw new GatewayError('GAS_LIMIT_TOO_HIGH', [String(tx.gasLimit), String(maxGas)]);
-  const intrinsic = intrinsicGas(tx.data, tx.to === null);
+  const intrinsic = intrinsicGas(tx.data, tx.to === null, tx.accessList ?? []);
   if (tx.gasLimit < intrinsic) throw new GatewayError('GAS_LIMIT_TOO_LOW', [String(tx.gasLimit), String(intrinsic)]);
 }
 

@@ -20,6 +20,16 @@ export const MAX_PAGES = 50;
 const NOT_EXECUTED = new Set(['WRONG_NONCE', 'INVALID_ACCOUNT_ID']);
 const MONEY_HEX_FIELDS = ['gas_price', 'max_fee_per_gas', 'max_priority_fee_per_gas'] as const;
 
+/** A block's listed contract results without those that never executed, each hash once. */
+function executedResults(rows: ContractResult[]): ContractResult[] {
+  const seen = new Set<string>();
+  return rows.filter((r) => {
+    if (NOT_EXECUTED.has(r.result) || seen.has(r.hash)) return false;
+    seen.add(r.hash);
+    return true;
+  });
+}
+
 /** Contract results' monetary fields from tinybar to weibar, in place (a mirror node asked without hbar=false). */
 function tinybarResultToWeibar(r: ContractResult): ContractResult {
   for (const field of MONEY_HEX_FIELDS) {
@@ -126,6 +136,14 @@ export class LedgerReads {
     return this.cache.final(`block:${n}`, async () => this.saw(await this.mirror.get<MirrorBlock>(`/api/v1/blocks/${n}`)));
   }
 
+  /**
+   * Starts reading blocks by number without waiting for them, for a caller that needs the head first: they are then
+   * found kept, or in flight. One that does not exist yet is not kept, so this never hides it later.
+   */
+  readAhead(numbers: number[]): void {
+    for (const n of numbers) if (!this.cache.has(`block:${n}`)) this.blockByNumber(n).catch(() => undefined);
+  }
+
   private newest?: MirrorBlock;
 
   private saw<T extends MirrorBlock | null>(block: T): T {
@@ -165,23 +183,44 @@ export class LedgerReads {
 
   /**
    * A block's transactions, receipts root and running gas: its contract results and its logs (a log without a
-   * contract result is an HTS token's synthetic transaction), both read over the block's timestamp range. Final.
+   * contract result is an HTS token's synthetic transaction). Final. `rows` are its contract results when a caller
+   * started reading them before it had the block (blockResultRows); the logs need the block's timestamp range.
    */
-  blockContents(block: MirrorBlock): Promise<BlockContents> {
+  blockContents(block: MirrorBlock, rows?: Promise<ContractResult[]>): Promise<BlockContents> {
     return this.cache.final(`contents:${block.number}`, async () => {
       const range = `timestamp=gte:${block.timestamp.from}&timestamp=lte:${block.timestamp.to}&limit=100&order=asc`;
-      const [rows, logs] = await Promise.all([
-        this.collect<ContractResult>(`/api/v1/contracts/results?${range}`, 'results', undefined, (p) => this.contractResultsGet(p)),
-        this.collect<MirrorLog>(`/api/v1/contracts/results/logs?${range}`, 'logs'),
-      ]);
-      const seen = new Set<string>();
-      const executed = rows.filter((r) => {
-        if (NOT_EXECUTED.has(r.result) || seen.has(r.hash)) return false;
-        seen.add(r.hash);
-        return true;
-      });
-      return assembleBlock(executed, logs);
+      const [all, logs] = await Promise.all([rows ?? this.blockResultRows({ number: block.number }), this.collect<MirrorLog>(`/api/v1/contracts/results/logs?${range}`, 'logs')]);
+      return assembleBlock(executedResults(all), logs);
     });
+  }
+
+  /**
+   * A block's contract results as the mirror node lists them, found by the block's number or hash: the mirror node's
+   * `block.number` and `block.hash` filters on /api/v1/contracts/results (OpenAPI v0.160) need no timestamp range,
+   * so these can be read at the same time as the block itself.
+   */
+  blockResultRows(ref: { number: number } | { hash: string }): Promise<ContractResult[]> {
+    const filter = 'number' in ref ? `block.number=${ref.number}` : `block.hash=${ref.hash}`;
+    // Not kept (the block's contents are), but shared while in flight: two calls on one cold block read it once.
+    return this.cache.fresh(`rows:${filter}`, 0, () =>
+      this.collect<ContractResult>(`/api/v1/contracts/results?${filter}&limit=100&order=asc`, 'results', undefined, (p) => this.contractResultsGet(p)),
+    );
+  }
+
+  /**
+   * The contract results of the block `ref` names, read beside the block when its contents are not kept yet, or
+   * undefined. A block by number only once a block at least as new has been seen, or the caller knows (`onMirror`)
+   * the mirror node has it: a block it does not have yet lists no results, and contents built from that empty listing
+   * would be kept for good.
+   */
+  earlyBlockRows(ref: BlockRef, onMirror = false): Promise<ContractResult[]> | undefined {
+    if ('tag' in ref) return undefined;
+    if ('number' in ref && (this.cache.has(`contents:${ref.number}`) || (!onMirror && (!this.newest || ref.number > this.newest.number)))) return undefined;
+    if ('hash' in ref && this.cache.has(`blockhash:${ref.hash}`)) return undefined;
+    const rows = this.blockResultRows(ref);
+    // The block may turn out not to exist, and then nobody waits for its rows.
+    rows.catch(() => undefined);
+    return rows;
   }
 
   /** The contract results of a block, in order. */

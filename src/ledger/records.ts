@@ -62,9 +62,20 @@ export interface ContractResult {
   to: string | null;
   transaction_index: number | null;
   type: number | null;
+  /**
+   * The EIP-2930 access list the wrapped Ethereum transaction carried: entries since mirror node v0.156 (OpenAPI
+   * `AccessList`), a hex string (`0x`) or null before.
+   */
+  access_list?: AccessListEntry[] | string | null;
   logs?: MirrorLog[];
   /** The storage slots the transaction read and wrote: in a single result, not in listings. */
   state_changes?: StateChange[] | null;
+}
+
+/** One entry of a contract result's `access_list`, as the mirror node's OpenAPI document defines it. */
+export interface AccessListEntry {
+  address: string;
+  storage_keys: string[] | null;
 }
 
 /** One row of a contract result's `state_changes`, as the mirror node's OpenAPI document defines it. */

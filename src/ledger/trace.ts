@@ -79,12 +79,11 @@ export interface OpcodeOptions {
 
 /** `Error(string)`, the revert payload of `require(cond, "reason")` and `revert("reason")`. */
 const ERROR_SELECTOR = '0x08c379a0';
-/** geth's words for the ledger's failure statuses; other statuses are passed on as they are. */
+/** geth's words for an inner frame's ledger failure status (the official relay gives inner frames no error at all); other statuses are passed on as they are. */
 const GETH_ERRORS: Record<string, string> = {
   CONTRACT_REVERT_EXECUTED: 'execution reverted',
   INSUFFICIENT_GAS: 'out of gas',
 };
-const NO_VALUE_CALLS = new Set(['STATICCALL', 'DELEGATECALL']);
 
 function hexOrEmpty(value: string | null | undefined): string {
   return value && /^0x[0-9a-fA-F]*$/.test(value) ? value.toLowerCase() : '0x';
@@ -156,7 +155,8 @@ async function childFrame(reads: LedgerReads, action: ContractAction): Promise<C
     type,
     from: from ?? '0x',
     ...(to ? { to } : {}),
-    ...(NO_VALUE_CALLS.has(type) ? {} : { value: toQuantity(tinybarToWeibar(action.value ?? 0)) }),
+    // Every frame type carries a value, STATICCALL and DELEGATECALL included (0x0), as the official relay sends them.
+    value: toQuantity(tinybarToWeibar(action.value ?? 0)),
     gas: toQuantity(action.gas),
     gasUsed: toQuantity(action.gas_used),
     input,
@@ -206,8 +206,9 @@ export async function callTrace(reads: LedgerReads, result: ContractResult, opts
     output,
   };
   if (failed) {
-    // geth's words for a revert and for running out of gas; any other ledger status as the mirror node names it.
-    top.error = GETH_ERRORS[result.result] ?? result.result;
+    // The ledger status as the mirror node names it (CONTRACT_REVERT_EXECUTED where geth says `execution reverted`):
+    // the official relay's top frame, which its acceptance suites compare field for field.
+    top.error = result.result;
     // An Error(string) payload's reason, or a ledger status spelled out (the official relay always sends one).
     top.revertReason = revertReason(output) ?? asciiOf(output) ?? '';
   }

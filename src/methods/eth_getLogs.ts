@@ -47,6 +47,8 @@ async function blockRange(filter: Record<string, unknown>, env: MethodEnv): Prom
   }
   const fromRef = blockNumberOrTag(filter.fromBlock, 'filter.fromBlock');
   const toRef = blockNumberOrTag(filter.toBlock, 'filter.toBlock');
+  // Beside the head rather than after it: with a far mirror node, one round trip less.
+  env.reads.readAhead([fromRef, toRef].flatMap((ref) => ('number' in ref ? [ref.number] : [])));
   const latest = await env.reads.latestBlock();
   const numberOf = async (ref: typeof fromRef) =>
     'number' in ref ? ref.number : ref.tag === 'earliest' ? ((await env.reads.earliestBlock())?.number ?? 0) : latest.number;

@@ -20,9 +20,15 @@ export function partiesOfTx(env: MethodEnv, tx: BlockTx): Promise<Parties | null
   return tx.result ? partiesOf(env.reads, tx.result) : Promise.resolve(null);
 }
 
-export async function blockObject(env: MethodEnv, block: MirrorBlock | null, full: boolean) {
+/**
+ * A block as Ethereum shows it. `rows`, its contract results when they were read beside the block (earlyBlockRows),
+ * also start the look-ups of their senders and recipients, which are kept: the block's logs and these then take one
+ * mirror round trip together.
+ */
+export async function blockObject(env: MethodEnv, block: MirrorBlock | null, full: boolean, rows?: Promise<ContractResult[]>) {
   if (!block) return null;
-  const [contents, price] = await Promise.all([env.reads.blockContents(block), blockGasPriceWeibar(env, block.timestamp.to)]);
+  if (full && rows) void rows.then((rs) => Promise.all(rs.map((r) => partiesOf(env.reads, r)))).catch(() => undefined);
+  const [contents, price] = await Promise.all([env.reads.blockContents(block, rows), blockGasPriceWeibar(env, block.timestamp.to)]);
   const parties = full ? await Promise.all(contents.txs.map((tx) => partiesOfTx(env, tx))) : [];
   return formatBlock(block, contents, parties, full, { gasPriceWeibar: price, gasLimit: env.ledger.maxGas, chainId: env.chainId });
 }
@@ -48,8 +54,12 @@ function resultBlockContext(r: ContractResult, block: MirrorBlock | null): Block
 export async function locateTransaction(env: MethodEnv, hash: string): Promise<{ tx: BlockTx; block: BlockContext; price: bigint } | null> {
   const result = await env.reads.contractResult(hash);
   if (result) {
+    // Beside its block: the look-ups of its sender and recipient (kept) and its block's other results, which the
+    // mirror node has, as it has this one's block.
+    partiesOf(env.reads, result).catch(() => undefined);
+    const rows = result.block_number === null ? undefined : env.reads.earlyBlockRows({ number: result.block_number }, true);
     const block = result.block_number === null ? null : await env.reads.blockByNumber(result.block_number);
-    const [contents, price] = await Promise.all([block && env.reads.blockContents(block), blockGasPriceWeibar(env, block?.timestamp.to ?? result.timestamp)]);
+    const [contents, price] = await Promise.all([block && env.reads.blockContents(block, rows), blockGasPriceWeibar(env, block?.timestamp.to ?? result.timestamp)]);
     const listed = contents?.txs.find((t) => t.hash === toHash32(result.hash));
     return { tx: listed ?? standaloneTx(result), block: resultBlockContext(result, block), price };
   }
@@ -68,8 +78,11 @@ export async function locateTransaction(env: MethodEnv, hash: string): Promise<{
  */
 export async function stateTimestamp(env: MethodEnv, ref: BlockRef): Promise<string | undefined> {
   if ('tag' in ref && ref.tag !== 'earliest') return undefined;
+  // The block is read beside the head, not after it: one mirror round trip instead of two when neither is kept.
+  const block = env.reads.requireBlock(ref);
+  block.catch(() => undefined);
   if ('number' in ref && ref.number >= (await env.reads.latestBlock()).number) return undefined;
-  return (await env.reads.requireBlock(ref)).timestamp.to;
+  return (await block).timestamp.to;
 }
 
 /** A transaction by hash as eth_getTransactionByHash shows it; null when the mirror node has none. */

@@ -3,7 +3,7 @@
  * the ledger sandbox) with the key in the path, and an EVM devnet network with the key in the X-API-KEY header.
  */
 import { expect } from 'chai';
-import { Contract, ContractFactory, FetchRequest, JsonRpcProvider, Wallet, isError, parseEther, type ContractTransactionResponse } from 'ethers';
+import { Contract, ContractFactory, FetchRequest, JsonRpcProvider, Wallet, getAddress, isError, parseEther, type ContractTransactionResponse } from 'ethers';
 import { sandboxAccounts } from '../../packages/sandbox/src/accounts.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { counter } from './counter.js';
@@ -113,6 +113,51 @@ describe('ethers v6 through the gateway', function () {
         expect(receipt?.status).to.equal(1);
         const mined = await provider.getTransaction(sent.hash);
         expect(mined?.type).to.equal(2);
+        expect(mined?.accessList).to.deep.equal(accessList);
+        // The same transaction inside its block (eth_getBlockByNumber with full transactions).
+        const block = await provider.getBlock(receipt!.blockNumber, true);
+        expect(block!.getPrefetchedTransaction(sent.hash).accessList).to.deep.equal(accessList);
+        expect(await contract.value()).to.equal(9n);
+      });
+
+      it('sends a type-2 transfer to an account with an access list of several addresses and keys', async () => {
+        const key = (n: number) => '0x' + n.toString(16).padStart(64, '0');
+        const accessList = [
+          { address: getAddress(other.address), storageKeys: [key(1), key(2)] },
+          { address: await contract.getAddress(), storageKeys: [] },
+        ];
+        const sent = await wallet.sendTransaction({ type: 2, to: other.address, value: TINYBAR, accessList, gasLimit: 100_000n });
+        const receipt = await sent.wait();
+        expect(receipt?.status).to.equal(1);
+        expect((await provider.getTransaction(sent.hash))?.accessList).to.deep.equal(accessList);
+        const block = await provider.getBlock(receipt!.blockNumber, true);
+        expect(block!.getPrefetchedTransaction(sent.hash).accessList).to.deep.equal(accessList);
+      });
+
+      it("sends a transfer with an access list and no gas limit: the estimate covers the list's gas (EIP-2930)", async () => {
+        const accessList = [{ address: getAddress(other.address), storageKeys: ['0x' + '1'.padStart(64, '0')] }];
+        const sent = await wallet.sendTransaction({ type: 2, to: other.address, value: TINYBAR, accessList });
+        expect((await sent.wait())?.status).to.equal(1);
+        expect(sent.gasLimit >= 21_000n + 2_400n + 1_900n, `gas limit ${sent.gasLimit}`).to.equal(true);
+      });
+
+      it('refuses a transaction whose gas limit leaves out the access list\'s intrinsic gas (EIP-2930)', async () => {
+        const contractAddress = await contract.getAddress();
+        const data = contract.interface.encodeFunctionData('set', [10n]);
+        const accessList = [{ address: contractAddress, storageKeys: ['0x' + '0'.repeat(64)] }];
+        // Enough for the call and its data (21,000 plus EIP-2028's 4 or 16 per byte), not for 2,400 + 1,900 more.
+        const bytes = Buffer.from(data.slice(2), 'hex');
+        const withoutList = 21_000n + bytes.reduce((sum, b) => sum + (b === 0 ? 4n : 16n), 0n);
+        let caught: unknown;
+        try {
+          await wallet.sendTransaction({ type: 2, to: contractAddress, data, accessList, gasLimit: withoutList });
+        } catch (err) {
+          caught = err;
+        }
+        expect(caught, 'the transaction was accepted').to.be.instanceOf(Error);
+        if (network.chainId === 296n) {
+          expect(String(caught)).to.contain(`Transaction gas limit provided '${withoutList}' is insufficient of intrinsic gas required '${withoutList + 4_300n}'`);
+        }
         expect(await contract.value()).to.equal(9n);
       });
 

@@ -61,7 +61,9 @@ function route(path: string, current: boolean): { status: number; body: unknown 
   }
   if (pathname === '/api/v1/contracts/results') {
     const busy = BLOCKS.find((b) => b.number === BUSY_BLOCK);
-    if (!query.startsWith(`timestamp=gte:${busy.timestamp.from}&timestamp=lte:${busy.timestamp.to}`)) return { status: 200, body: { results: [], links: { next: null } } };
+    // The busy block's results by its timestamp range, or by the mirror node's block.number / block.hash filters.
+    const busyFilters = [`timestamp=gte:${busy.timestamp.from}&timestamp=lte:${busy.timestamp.to}`, `block.number=${busy.number}&`, `block.hash=${busy.hash.slice(0, 66)}&`];
+    if (!busyFilters.some((f) => query.startsWith(f))) return { status: 200, body: { results: [], links: { next: null } } };
     if (query.endsWith('&page=2')) return { status: 200, body: { results: RESULTS.slice(2), links: { next: null } } };
     return { status: 200, body: { results: RESULTS.slice(0, 2), links: { next: `${path}&page=2` } } };
   }

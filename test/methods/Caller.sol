@@ -12,7 +12,7 @@ contract Inner {
   }
 }
 
-/** A contract that calls another contract, passing on the value it was sent. */
+/** A contract that calls another contract, passing on the value it was sent, or reads it. */
 contract Outer {
   Inner public inner;
 
@@ -22,5 +22,10 @@ contract Outer {
 
   function go(uint256 v) external payable returns (uint256) {
     return inner.set{value: msg.value}(v) + 1;
+  }
+
+  /** Reads Inner's state through a view (a STATICCALL frame) in a transaction. */
+  function peek() external returns (uint256) {
+    return inner.stored() + 1;
   }
 }

@@ -25,6 +25,7 @@ describe('debug_trace* on the ledger relay (through the gateway, on the sandbox)
   let outerAddress: string;
   let okHash: string;
   let revertHash: string;
+  let peekHash: string;
   let okBlock: number;
   let innerDeployHash: string;
   let innerSetHash: string;
@@ -66,6 +67,7 @@ describe('debug_trace* on the ledger relay (through the gateway, on the sandbox)
     const sent = await outer.go(500, { gasLimit: GAS_LIMIT });
     revertHash = sent.hash;
     await sent.wait().catch(() => undefined);
+    peekHash = (await (await outer.peek({ gasLimit: GAS_LIMIT })).wait())!.hash;
   });
 
   after(async () => {
@@ -93,9 +95,19 @@ describe('debug_trace* on the ledger relay (through the gateway, on the sandbox)
 
   it('callTracer reports the revert and its reason in the frame that reverted and in the transaction', async () => {
     const trace = await traced('debug_traceTransaction', [revertHash, { tracer: 'callTracer' }]);
-    expect(trace).to.include({ error: 'execution reverted', revertReason: 'too big', to: outerAddress });
+    // The transaction's frame names the ledger status, as the official relay's does (geth: `execution reverted`).
+    expect(trace).to.include({ error: 'CONTRACT_REVERT_EXECUTED', revertReason: 'too big', to: outerAddress });
     expect(trace.calls[0]).to.include({ error: 'execution reverted', revertReason: 'too big', to: inner });
-    expect(trace).to.deep.equal(await evmTrace(revertHash, { tracer: 'callTracer' }));
+    expect(trace).to.deep.equal({ ...(await evmTrace(revertHash, { tracer: 'callTracer' })), error: 'CONTRACT_REVERT_EXECUTED' });
+  });
+
+  it('callTracer gives an inner STATICCALL frame a value of 0x0, as the official relay does', async () => {
+    const trace = await traced('debug_traceTransaction', [peekHash, { tracer: 'callTracer' }]);
+    expect(trace.calls).to.have.length(1);
+    expect(trace.calls[0]).to.include({ type: 'STATICCALL', from: outerAddress, to: inner, value: '0x0' });
+    // geth leaves the value out of a STATICCALL frame; every other field is the EVM's own.
+    const evm = await evmTrace(peekHash, { tracer: 'callTracer' });
+    expect(trace).to.deep.equal({ ...evm, calls: [{ ...evm.calls[0], value: '0x0' }] });
   });
 
   it('callTracer with onlyTopCall leaves the inner calls out: calls is empty, as the official relay sends it', async () => {

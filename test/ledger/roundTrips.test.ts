@@ -1,0 +1,86 @@
+/**
+ * Sequential mirror-node round trips per call, which with a far mirror node are most of a call's latency. The fixture
+ * mirror holds its answers until the relay has sent every request it can without them, then answers them together:
+ * each such wave is one round trip. Nothing here measures time.
+ */
+import { expect } from 'chai';
+import type { LedgerRelay } from '../../src/relay/ledgerRelay.js';
+import { BLOCKS, RESULT_DETAILS, startFixtureMirror, type FixtureMirror } from './fixtureMirror.js';
+import { result, testRelay } from './helpers.js';
+
+/** Long enough that a relay on a busy machine has sent all it can before the held answers go out. */
+const SETTLE_MS = 150;
+const settle = () => new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+
+/** The paths the relay asked for in each round trip of `run`. */
+async function roundTrips(mirror: FixtureMirror, run: () => Promise<unknown>): Promise<string[][]> {
+  mirror.hold();
+  let done = false;
+  const answer = run().finally(() => (done = true));
+  const waves: string[][] = [];
+  let answered = mirror.paths.length;
+  while (!done) {
+    for (let seen = -1; seen !== mirror.paths.length; ) {
+      seen = mirror.paths.length;
+      await settle();
+    }
+    if (mirror.paths.length > answered) {
+      waves.push(mirror.paths.slice(answered));
+      answered = mirror.paths.length;
+    }
+    mirror.release();
+    if (!done) mirror.hold();
+    await settle();
+  }
+  mirror.release();
+  await answer;
+  return waves;
+}
+
+describe('mirror-node round trips in sequence, cold', () => {
+  let mirror: FixtureMirror;
+  let relay: LedgerRelay;
+  const hex = (n: number) => `0x${n.toString(16)}`;
+
+  beforeEach(async () => {
+    // A current mirror node takes hbar=false: a v0.145 one costs a retry without it on the first listing.
+    mirror = await startFixtureMirror({ current: true });
+    // `latest` kept for the default 500 ms, as a relay started with no configuration keeps it.
+    relay = testRelay(296, { mirrorUrl: mirror.url }, { latestCacheMs: 500 });
+  });
+  afterEach(async () => {
+    await relay.close();
+    await mirror.close();
+  });
+
+  it('eth_getBlockByNumber reads a block’s contract results beside the block once a newer block is known', async () => {
+    await result(relay, 'eth_blockNumber');
+    // The block and its results; then the logs in its timestamp range and the fee schedule at its end.
+    expect(await roundTrips(mirror, () => result(relay, 'eth_getBlockByNumber', [hex(18), true]))).to.have.length(2);
+    expect(mirror.paths.filter((p) => p.startsWith('/api/v1/contracts/results?block.number=18&'))).to.have.length(1);
+  });
+
+  it('a block past the newest one seen is not read ahead: its empty listing could be kept for good', async () => {
+    const waves = await roundTrips(mirror, () => result(relay, 'eth_getBlockByNumber', [hex(18), false]));
+    expect(waves[0]).to.deep.equal(['/api/v1/blocks/18']);
+    expect(waves).to.have.length(2);
+  });
+
+  it('eth_getBlockByHash reads the block’s contract results by its hash, beside the block', async () => {
+    const hash = BLOCKS.find((b) => b.number === 18).hash.slice(0, 66);
+    expect(await roundTrips(mirror, () => result(relay, 'eth_getBlockByHash', [hash, true]))).to.have.length(2);
+    expect(mirror.paths.filter((p) => p.startsWith(`/api/v1/contracts/results?block.hash=${hash}&`))).to.have.length(1);
+  });
+
+  it('eth_getTransactionReceipt reads its block, its block’s results and its parties together', async () => {
+    expect(await roundTrips(mirror, () => result(relay, 'eth_getTransactionReceipt', [RESULT_DETAILS.hash]))).to.have.length(3);
+  });
+
+  it('eth_getBalance at a block reads the block beside the head', async () => {
+    expect(await roundTrips(mirror, () => result(relay, 'eth_getBalance', [`0x${'12'.repeat(20)}`, hex(17)]))).to.have.length(2);
+  });
+
+  it('eth_getLogs over blocks named by number reads them beside the head', async () => {
+    expect(await roundTrips(mirror, () => result(relay, 'eth_getLogs', [{ fromBlock: hex(17), toBlock: hex(18) }]))).to.have.length(2);
+  });
+});
