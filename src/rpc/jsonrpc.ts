@@ -102,8 +102,8 @@ export function parseBody(text: string, maxBatch: number, batchRefusal: BatchRef
     return { kind: 'error', error: errorObject('PARSE_ERROR') };
   }
   const exact = hasUnsafeNumericId(value) ? rawIds(text) : undefined;
-  // The spec makes a lone non-object an Invalid Request (-32600); the official relay answers it -32700, and its
-  // acceptance suites expect that on the ledger routes.
+  // The spec makes a lone non-object an Invalid Request (-32600); the official relay answers it -32700 (its koaJsonRpc
+  // parses bodies strictly, taking only an object or an array as JSON), and its acceptance suites expect that.
   if (batchRefusal === 'official' && (value === null || typeof value !== 'object')) return { kind: 'error', error: errorObject('NOT_A_REQUEST') };
   if (!Array.isArray(value)) return { kind: 'single', entry: toEntry(value, exact as string | undefined) };
   if (value.length === 0) return { kind: 'error', error: errorObject('EMPTY_BATCH') };
