@@ -23,6 +23,8 @@ const AUTH_HOWTO =
 export const ERRORS = {
   PARSE_ERROR: entry(200, -32700, 'BAD_REQUEST', 'Parse error: the body is not valid JSON'),
   // The JSON-RPC 2.0 specification's words (section 5.1), which the official relay's WebSocket answers too.
+  // The ledger relay's answer to a JSON body that is neither an object nor an array: the official relay's code for it.
+  NOT_A_REQUEST: entry(200, -32700, 'BAD_REQUEST', 'Parse error: the body is neither a request object nor a batch array'),
   INVALID_REQUEST: entry(200, -32600, 'BAD_REQUEST', 'Invalid Request'),
   EMPTY_BATCH: entry(200, -32600, 'BAD_REQUEST', 'Invalid Request: empty batch'),
   BATCH_TOO_LARGE: entry(200, -32600, 'BAD_REQUEST', 'Invalid Request: batch too large'),
@@ -84,6 +86,8 @@ export const ERRORS = {
   REFUSED_METHOD: entry(200, -32601, 'BAD_REQUEST', 'Unsupported JSON-RPC method'),
   // The official relay's form of a params error (its predefined.INVALID_PARAMETER): the detail names the parameter.
   INVALID_PARAMETER: entry(200, -32602, 'BAD_USER_INPUT', 'Invalid parameter {detail}'),
+  // The official relay's words for a required param that was not sent (its predefined.MISSING_REQUIRED_PARAMETER).
+  MISSING_REQUIRED_PARAMETER: entry(200, -32602, 'BAD_USER_INPUT', 'Missing value for required parameter {detail}'),
   NOT_A_LOG_SOURCE: entry(200, -32602, 'BAD_USER_INPUT', 'Invalid parameter filters.address: {detail} is not a valid contract or token type or does not exists'),
   EXECUTION_REVERTED: entry(200, 3, 'BAD_REQUEST', 'execution reverted'),
   UNKNOWN_BLOCK: entry(200, -39012, 'BAD_USER_INPUT', 'Unknown block'),

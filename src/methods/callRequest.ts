@@ -5,7 +5,7 @@ import { address, data, object, quantity } from './params.js';
 
 /** A GenericTransaction param as the mirror node's call request (value in tinybar, gas capped at maxGas). */
 export function callRequest(txParam: unknown, block: string, estimate: boolean, maxGas: number): CallRequest {
-  const tx = object(txParam, 'transaction');
+  const tx = object(txParam, 0);
   const input = tx.input ?? tx.data;
   const req: CallRequest = { block, estimate };
   if (tx.to !== undefined && tx.to !== null) req.to = address(tx.to, 'transaction.to');

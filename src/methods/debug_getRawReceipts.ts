@@ -10,7 +10,7 @@ import type { MethodEnv } from './types.js';
  */
 export async function debug_getRawReceipts(params: unknown[], env: MethodEnv): Promise<string[]> {
   const [ref] = positional(params, 1, 1);
-  const block = await env.reads.resolveBlock(blockNumberOrTagOrHash(ref));
+  const block = await env.reads.resolveBlock(blockNumberOrTagOrHash(ref, 0));
   if (!block) return [];
   return (await env.reads.blockContents(block)).txs.map((tx) => hexlify(encodeReceipt(trieReceipt(tx))));
 }

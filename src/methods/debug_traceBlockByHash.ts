@@ -6,6 +6,6 @@ import type { MethodEnv } from './types.js';
 export async function debug_traceBlockByHash(params: unknown[], env: MethodEnv) {
   const [hash, options] = positional(params, 1, 2);
   const tracer = tracerOption(options, 'callTracer');
-  const blockHash = hash32(hash, 'block hash');
+  const blockHash = hash32(hash, 0);
   return traceBlock(env, await env.reads.blockByHash(blockHash), blockHash, tracer);
 }

@@ -12,7 +12,7 @@ import type { MethodEnv } from './types.js';
 export async function debug_traceTransaction(params: unknown[], env: MethodEnv) {
   const [hash, options] = positional(params, 1, 2);
   const tracer = tracerOption(options, 'opcodeLogger');
-  const result = await env.reads.contractResult(hash32(hash, 'transaction hash'));
+  const result = await env.reads.contractResult(hash32(hash, 0));
   if (!result) throw new GatewayError('TRANSACTION_NOT_FOUND', String(hash));
   return traceResult(env, result, tracer);
 }

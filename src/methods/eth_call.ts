@@ -9,7 +9,7 @@ import type { MethodEnv } from './types.js';
  */
 export async function eth_call(params: unknown[], env: MethodEnv): Promise<string> {
   const [tx, ref] = positional(params, 1, 2);
-  const block = blockNumberOrTagOrHash(ref);
+  const block = blockNumberOrTagOrHash(ref, 1);
   let at = 'latest';
   if ('hash' in block) at = `0x${(await env.reads.requireBlock(block)).number.toString(16)}`;
   else if ('number' in block) at = `0x${block.number.toString(16)}`;

@@ -12,7 +12,7 @@ import type { MethodEnv } from './types.js';
  */
 export async function eth_estimateGas(params: unknown[], env: MethodEnv): Promise<string> {
   const [tx, ref] = positional(params, 1, 2);
-  blockNumberOrTagOrHash(ref);
+  blockNumberOrTagOrHash(ref, 1);
   const estimate = BigInt(estimateToQuantity(await contractCall(env.reads.mirror, callRequest(tx, 'latest', true, env.ledger.maxGas))));
   return toQuantity(estimate + accessListGas(accessListOf(tx)));
 }

@@ -1,7 +1,6 @@
-import { GatewayError } from '../errors.js';
 import { toQuantity } from '../ledger/convert.js';
 import type { MirrorBlock } from '../ledger/reads.js';
-import { blockNumberOrTag, count, positional } from './params.js';
+import { blockNumberOrTag, count, invalidParam, positional } from './params.js';
 import { gasPriceWeibar } from './shared.js';
 import type { MethodEnv } from './types.js';
 
@@ -14,11 +13,11 @@ export const MAX_FEE_HISTORY_BLOCKS = 100;
  */
 export async function eth_feeHistory(params: unknown[], env: MethodEnv) {
   const [countParam, newestParam, percentiles] = positional(params, 2, 3);
-  const wanted = Math.min(count(countParam, 'blockCount'), MAX_FEE_HISTORY_BLOCKS);
+  const wanted = Math.min(count(countParam, 0), MAX_FEE_HISTORY_BLOCKS);
   if (percentiles !== undefined && (!Array.isArray(percentiles) || percentiles.some((p) => typeof p !== 'number' || p < 0 || p > 100))) {
-    throw new GatewayError('INVALID_PARAMS', 'rewardPercentiles must be an array of numbers from 0 to 100');
+    throw invalidParam(2, 'must be an array of reward percentiles, numbers from 0 to 100');
   }
-  const newestRef = blockNumberOrTag(newestParam, 'newestBlock');
+  const newestRef = blockNumberOrTag(newestParam, 1);
   const latest = await env.reads.latestBlock();
   const newest = Math.min('number' in newestRef ? newestRef.number : newestRef.tag === 'earliest' ? 0 : latest.number, latest.number);
   const price = toQuantity(await gasPriceWeibar(env));

@@ -9,8 +9,8 @@ import type { MethodEnv } from './types.js';
  */
 export async function eth_getBalance(params: unknown[], env: MethodEnv): Promise<string> {
   const [addr, ref] = positional(params, 1, 2);
-  const who = address(addr, 'address');
-  const at = await stateTimestamp(env, blockNumberOrTagOrHash(ref));
+  const who = address(addr, 0);
+  const at = await stateTimestamp(env, blockNumberOrTagOrHash(ref, 1));
   if (at === undefined) {
     const account = await env.reads.account(who);
     return toQuantity(tinybarToWeibar(account?.balance?.balance ?? 0));

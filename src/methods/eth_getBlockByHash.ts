@@ -8,8 +8,8 @@ import type { MethodEnv } from './types.js';
  */
 export async function eth_getBlockByHash(params: unknown[], env: MethodEnv) {
   const [hash, full] = positional(params, 2, 2);
-  const hydrated = bool(full, 'hydrated transactions flag');
-  const ref = { hash: hash32(hash, 'block hash') };
+  const hydrated = bool(full, 1);
+  const ref = { hash: hash32(hash, 0) };
   const rows = env.reads.earlyBlockRows(ref);
   return blockObject(env, await env.reads.blockByHash(ref.hash), hydrated, rows);
 }

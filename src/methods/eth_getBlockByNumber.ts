@@ -8,8 +8,8 @@ import type { MethodEnv } from './types.js';
  */
 export async function eth_getBlockByNumber(params: unknown[], env: MethodEnv) {
   const [ref, full] = positional(params, 2, 2);
-  const hydrated = bool(full, 'hydrated transactions flag');
-  const block = blockNumberOrTag(ref);
+  const hydrated = bool(full, 1);
+  const block = blockNumberOrTag(ref, 0);
   const rows = env.reads.earlyBlockRows(block);
   return blockObject(env, await env.reads.resolveBlock(block), hydrated, rows);
 }

@@ -9,7 +9,7 @@ import type { MethodEnv } from './types.js';
  */
 export async function eth_getBlockReceipts(params: unknown[], env: MethodEnv) {
   const [ref] = positional(params, 1, 1);
-  const block = await env.reads.resolveBlock(blockNumberOrTagOrHash(ref));
+  const block = await env.reads.resolveBlock(blockNumberOrTagOrHash(ref, 0));
   if (!block) return null;
   const [contents, price] = await Promise.all([env.reads.blockContents(block), blockGasPriceWeibar(env, block.timestamp.to)]);
   const parties = await Promise.all(contents.txs.map((tx) => partiesOfTx(env, tx)));

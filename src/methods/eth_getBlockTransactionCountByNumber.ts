@@ -5,6 +5,6 @@ import type { MethodEnv } from './types.js';
 /** Mirror: as eth_getBlockByNumber (cached). */
 export async function eth_getBlockTransactionCountByNumber(params: unknown[], env: MethodEnv): Promise<string | null> {
   const [ref] = positional(params, 1, 1);
-  const block = await env.reads.resolveBlock(blockNumberOrTag(ref));
+  const block = await env.reads.resolveBlock(blockNumberOrTag(ref, 0));
   return block ? toQuantity((await env.reads.blockContents(block)).txs.length) : null;
 }

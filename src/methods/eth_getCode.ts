@@ -27,8 +27,8 @@ interface Entity {
  */
 export async function eth_getCode(params: unknown[], env: MethodEnv): Promise<string> {
   const [addr, ref] = positional(params, 1, 2);
-  const who = address(addr, 'address');
-  const at = await stateTimestamp(env, blockNumberOrTagOrHash(ref));
+  const who = address(addr, 0);
+  const at = await stateTimestamp(env, blockNumberOrTagOrHash(ref, 1));
   if (who === HTS || who === HSS) return INVALID_OPCODE;
   const existed = (entity: Entity) => at === undefined || !entity.created_timestamp || Number(entity.created_timestamp) <= Number(at);
   const get = <T>(path: string) => env.reads.mirror.get<T & Entity>(path);

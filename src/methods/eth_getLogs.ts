@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors.js';
 import { blockContext, formatLog, type BlockContext } from '../ledger/format.js';
 import { PageBudget, type MirrorBlock, type MirrorLog } from '../ledger/reads.js';
-import { address, blockNumberOrTag, hash32, object, positional } from './params.js';
+import { address, blockNumberOrTag, hash32, invalidParam, object, positional } from './params.js';
 import type { MethodEnv } from './types.js';
 
 /** Each address is its own mirror-node listing: the addresses of one call are bounded (-32602 past it). */
@@ -39,7 +39,7 @@ function topicQuery(value: unknown): string {
 async function blockRange(filter: Record<string, unknown>, env: MethodEnv): Promise<[MirrorBlock, MirrorBlock] | null> {
   if (filter.blockHash !== undefined && filter.blockHash !== null) {
     if (filter.fromBlock !== undefined || filter.toBlock !== undefined) {
-      throw new GatewayError('INVALID_PARAMS', 'filter takes blockHash or fromBlock/toBlock, not both');
+      throw invalidParam(0, 'must have blockHash or fromBlock/toBlock, not both');
     }
     const block = await env.reads.blockByHash(hash32(filter.blockHash, 'filter.blockHash'));
     if (!block) throw new GatewayError('UNKNOWN_BLOCK', String(filter.blockHash));
@@ -75,7 +75,7 @@ async function blockRange(filter: Record<string, unknown>, env: MethodEnv): Prom
  */
 export async function eth_getLogs(params: unknown[], env: MethodEnv) {
   const [filterParam] = positional(params, 1, 1);
-  const filter = object(filterParam, 'filter');
+  const filter = object(filterParam, 0);
   const addrs = addresses(filter.address);
   const topics = topicQuery(filter.topics);
   const range = await blockRange(filter, env);

@@ -5,6 +5,6 @@ import type { MethodEnv } from './types.js';
 /** Mirror: as eth_getBlockByHash (cached). */
 export async function eth_getTransactionByBlockHashAndIndex(params: unknown[], env: MethodEnv) {
   const [hash, index] = positional(params, 2, 2);
-  const i = count(index, 'transaction index');
-  return transactionAt(env, await env.reads.blockByHash(hash32(hash, 'block hash')), i);
+  const i = count(index, 1);
+  return transactionAt(env, await env.reads.blockByHash(hash32(hash, 0)), i);
 }

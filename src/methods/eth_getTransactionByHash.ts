@@ -8,5 +8,5 @@ import type { MethodEnv } from './types.js';
  */
 export async function eth_getTransactionByHash(params: unknown[], env: MethodEnv) {
   const [hash] = positional(params, 1, 1);
-  return transactionByHash(env, hash32(hash, 'transaction hash'));
+  return transactionByHash(env, hash32(hash, 0));
 }

@@ -12,8 +12,8 @@ import type { MethodEnv } from './types.js';
  */
 export async function eth_getTransactionCount(params: unknown[], env: MethodEnv): Promise<string> {
   const [addr, ref] = positional(params, 1, 2);
-  const who = address(addr, 'address');
-  const block = blockNumberOrTagOrHash(ref);
+  const who = address(addr, 0);
+  const block = blockNumberOrTagOrHash(ref, 1);
   if ('tag' in block && block.tag === 'pending') {
     const [account, pending] = await Promise.all([env.reads.account(who), env.senders.pending.of(who)]);
     return toQuantity(nextNonce(account?.ethereum_nonce ?? 0, pending));

@@ -9,7 +9,7 @@ import type { MethodEnv } from './types.js';
  */
 export async function eth_getTransactionReceipt(params: unknown[], env: MethodEnv) {
   const [hash] = positional(params, 1, 1);
-  const found = await locateTransaction(env, hash32(hash, 'transaction hash'));
+  const found = await locateTransaction(env, hash32(hash, 0));
   if (!found) return null;
   return formatReceipt(found.tx, await partiesOfTx(env, found.tx), found.block, found.price);
 }

@@ -55,6 +55,7 @@ import { txpool_contentFrom } from './txpool_contentFrom.js';
 import { txpool_status } from './txpool_status.js';
 import { web3_clientVersion } from './web3_clientVersion.js';
 import { web3_sha3 } from './web3_sha3.js';
+import { isRefusedMethod } from './refused.js';
 import type { Method, MethodEnv } from './types.js';
 
 export const METHODS: Readonly<Record<string, Method>> = Object.freeze({
@@ -117,6 +118,7 @@ export const METHODS: Readonly<Record<string, Method>> = Object.freeze({
 export async function dispatch(call: RpcCall, env: MethodEnv, onUnexpected: (err: unknown, method: string) => void): Promise<RpcOutcome> {
   const method = Object.prototype.hasOwnProperty.call(METHODS, call.method) ? METHODS[call.method] : undefined;
   try {
+    if (!method && isRefusedMethod(call.method)) throw new GatewayError('REFUSED_METHOD');
     if (!method) throw new GatewayError('UNSUPPORTED_METHOD', call.method);
     if (!Array.isArray(call.params)) throw new GatewayError('INVALID_PARAMS', 'params must be an array');
     return { result: await method(call.params, env) };

@@ -36,7 +36,7 @@ const GAP_POLL_MS = 50;
  * Passed, the transaction holds its sender's turn: the caller submits it with submitChecked.
  */
 export async function precheckRaw(rawParam: unknown, env: MethodEnv): Promise<Checked> {
-  const raw = data(rawParam, 'signed transaction');
+  const raw = data(rawParam, 0);
   if (!env.consensus) throw new GatewayError('WRITES_NOT_CONFIGURED');
   checkSize((raw.length - 2) / 2);
   const tx = parseSignedTransaction(raw);

@@ -5,5 +5,5 @@ import type { MethodEnv } from './types.js';
 /** One sender's transactions awaiting their consensus receipt, by nonce. No mirror-node request. */
 export async function txpool_contentFrom(params: unknown[], env: MethodEnv) {
   const [sender] = positional(params, 1, 1);
-  return { pending: byNonce((await env.pending.from(address(sender, 'address'))).map(poolTransaction)), queued: {} };
+  return { pending: byNonce((await env.pending.from(address(sender, 0))).map(poolTransaction)), queued: {} };
 }

@@ -8,6 +8,6 @@ export const UNCLE_COUNT = '0x0';
 
 /** There is no uncle at any index; an index that is sent is still checked. */
 export function uncleAt(index: unknown): null {
-  if (index !== undefined) count(index, 'uncle index');
+  if (index !== undefined) count(index, 1);
   return null;
 }

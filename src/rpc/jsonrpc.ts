@@ -29,6 +29,7 @@ export type ParsedBody =
 /**
  * How a batch past the limit is refused: by default one error object; `official` (the ledger relay) as the official
  * relay's koaJsonRpc does, an array with one copy of its -32203 error per request, here at most REFUSAL_COPIES_MAX.
+ * `official` also refuses a body that is JSON but neither an object nor an array with -32700, as that relay does.
  */
 export type BatchRefusal = 'default' | 'official';
 /** Bounds the answer to a huge refused batch (a 5 MiB body holds 2.6 million `1,` entries). */
@@ -101,6 +102,9 @@ export function parseBody(text: string, maxBatch: number, batchRefusal: BatchRef
     return { kind: 'error', error: errorObject('PARSE_ERROR') };
   }
   const exact = hasUnsafeNumericId(value) ? rawIds(text) : undefined;
+  // The spec makes a lone non-object an Invalid Request (-32600); the official relay answers it -32700 (its koaJsonRpc
+  // parses bodies strictly, taking only an object or an array as JSON), and its acceptance suites expect that.
+  if (batchRefusal === 'official' && (value === null || typeof value !== 'object')) return { kind: 'error', error: errorObject('NOT_A_REQUEST') };
   if (!Array.isArray(value)) return { kind: 'single', entry: toEntry(value, exact as string | undefined) };
   if (value.length === 0) return { kind: 'error', error: errorObject('EMPTY_BATCH') };
   if (value.length > maxBatch) {

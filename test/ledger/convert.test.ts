@@ -31,13 +31,13 @@ describe('ledger conversions', () => {
   });
 
   it('reads block tags, numbers and hashes', () => {
-    expect(blockNumberOrTag(undefined)).to.deep.equal({ tag: 'latest' });
-    for (const tag of ['latest', 'earliest', 'pending', 'safe', 'finalized']) expect(blockNumberOrTag(tag)).to.deep.equal({ tag });
-    expect(blockNumberOrTag('0x1b4')).to.deep.equal({ number: 436 });
-    expect(blockNumberOrTagOrHash(`0x${'AB'.repeat(32)}`)).to.deep.equal({ hash: `0x${'ab'.repeat(32)}` });
-    expect(blockNumberOrTagOrHash({ blockNumber: '0x2' })).to.deep.equal({ number: 2 });
-    expect(() => blockNumberOrTag('1b4')).to.throw(/hex block number/);
-    expect(() => blockNumberOrTag(12)).to.throw(/hex block number/);
+    expect(blockNumberOrTag(undefined, 0)).to.deep.equal({ tag: 'latest' });
+    for (const tag of ['latest', 'earliest', 'pending', 'safe', 'finalized']) expect(blockNumberOrTag(tag, 0)).to.deep.equal({ tag });
+    expect(blockNumberOrTag('0x1b4', 0)).to.deep.equal({ number: 436 });
+    expect(blockNumberOrTagOrHash(`0x${'AB'.repeat(32)}`, 0)).to.deep.equal({ hash: `0x${'ab'.repeat(32)}` });
+    expect(blockNumberOrTagOrHash({ blockNumber: '0x2' }, 0)).to.deep.equal({ number: 2 });
+    expect(() => blockNumberOrTag('1b4', 0)).to.throw(/hex block number/);
+    expect(() => blockNumberOrTag(12, 0)).to.throw(/hex block number/);
   });
 
   it('treats trailing nulls as absent params', () => {

@@ -217,6 +217,33 @@ describe('ledger relay on real mirror-node example responses', () => {
     expect(mirror.paths).to.deep.equal([]);
   });
 
+  it('names a refused param by its index, in the official relay\'s words (its predefined INVALID_PARAMETER / MISSING_REQUIRED_PARAMETER)', async () => {
+    const refusal = async (method: string, params: unknown[]) => (await call(relay, method, params)) as any;
+    for (const [method, params, index] of [
+      ['eth_getUncleByBlockNumberAndIndex', [''], 0],
+      ['eth_getUncleByBlockNumberAndIndex', ['0x12', 'nope'], 1],
+      ['eth_getUncleByBlockHashAndIndex', [`0x${'ab'.repeat(32)}`, '0x01'], 1],
+      ['eth_getBalance', ['0x1234'], 0],
+      ['eth_getBalance', [`0x${'12'.repeat(20)}`, 'newest'], 1],
+      ['eth_getBlockByHash', [`0x${'ab'.repeat(32)}`, 'yes'], 1],
+      ['eth_feeHistory', ['0x1', 'latest', [101]], 2],
+      ['eth_getLogs', [{ blockHash: `0x${'ab'.repeat(32)}`, fromBlock: '0x1' }], 0],
+    ] as const) {
+      const { error } = await refusal(method, [...params]);
+      expect(error.code, method).to.equal(-32602);
+      expect(error.message, `${method} ${JSON.stringify(params)}`).to.match(new RegExp(`^Invalid parameter ${index}: value must `));
+    }
+    expect((await refusal('eth_getBalance', [])).error).to.deep.equal({ code: -32602, message: 'Missing value for required parameter 0' });
+    expect((await refusal('eth_getBlockByNumber', ['0x12'])).error).to.deep.equal({ code: -32602, message: 'Missing value for required parameter 1' });
+  });
+
+  it('a method the official relay refuses answers "Unsupported JSON-RPC method"; an unknown name is not found', async () => {
+    for (const method of ['eth_coinbase', 'eth_getWork', 'eth_submitHashrate', 'eth_sendTransaction', 'eth_sign', 'eth_signTransaction', 'eth_protocolVersion', 'eth_getProof', 'eth_createAccessList', 'eth_simulateV1', 'eth_blobBaseFee', 'engine_getPayloadV1']) {
+      expect((await call(relay, method, [])) as any, method).to.have.deep.property('error', { code: -32601, message: 'Unsupported JSON-RPC method' });
+    }
+    expect((await call(relay, 'eth_noSuchMethod', [])) as any).to.have.deep.property('error', { code: -32601, message: 'Method eth_noSuchMethod not found' });
+  });
+
   it('eth_submitWork answers false, as the official relay does: no proof of work is accepted', async () => {
     expect(await result(relay, 'eth_submitWork', ['0x0000000000000001', `0x${'11'.repeat(32)}`, `0x${'22'.repeat(32)}`])).to.equal(false);
   });
@@ -257,15 +284,15 @@ describe('ledger relay on real mirror-node example responses', () => {
   });
 
   it('unknown methods get -32601 naming the method; bad params get -32602 with a clear message', async () => {
-    const unsupported = await call(relay, 'eth_getProof', ['0x0000000000000000000000000000000000000001', [], 'latest']);
+    const unsupported = await call(relay, 'eth_getStateProof', ['0x0000000000000000000000000000000000000001', [], 'latest']);
     expect(unsupported).to.have.nested.property('error.code', -32601);
     // The official relay's words (its spec.MethodNotFound), which its acceptance suites match.
-    expect((unsupported as any).error.message).to.equal('Method eth_getProof not found');
+    expect((unsupported as any).error.message).to.equal('Method eth_getStateProof not found');
     for (const [method, params, text] of [
       ['eth_getBlockByNumber', ['0xzz', false], 'hex block number'],
       ['eth_getBlockByNumber', ['newest', false], 'latest, earliest, pending, safe, finalized'],
-      ['eth_getBlockByNumber', [], 'at least 2'],
-      ['eth_getBlockByNumber', ['latest'], 'at least 2'],
+      ['eth_getBlockByNumber', [], 'required parameter 0'],
+      ['eth_getBlockByNumber', ['latest'], 'required parameter 1'],
       ['eth_getBlockByNumber', ['0x09', false], 'without leading zeros'],
       ['eth_getBlockByNumber', ['latest', 'yes'], 'true or false'],
       ['eth_getTransactionByHash', ['0x1234'], '32-byte'],

@@ -79,6 +79,14 @@ describe('JSON-RPC 2.0 specification examples', () => {
     });
   }
 
+  it('a lone string or number is an Invalid Request, except on the ledger routes, which answer -32700 as the official relay does', async () => {
+    for (const body of ['"abc"', '12', 'null', 'true']) {
+      expect(shape(await run(body)), body).to.deep.equal(err(-32600));
+      const ledger = await answer(parseBody(body, 1000, 'official'), specMethods, ctx);
+      expect(shape(JSON.parse(ledger.body!)), body).to.deep.equal(err(-32700));
+    }
+  });
+
   it('echoes ids exactly: 0, strings, null, and integers above 2^53 byte for byte', async () => {
     for (const id of ['0', '"abc"', 'null', '12345678901234567890', '-9007199254740993', '"12345678901234567890"']) {
       const out = (await answer(parseBody(`{"jsonrpc":"2.0","method":"get_data","id":${id}}`, 10), specMethods, ctx)).body;

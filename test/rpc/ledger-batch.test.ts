@@ -60,4 +60,17 @@ describe('ledger relay errors with relay.requestIdInErrors', () => {
     const batchId = batch.headers.get('x-request-id');
     expect(batch.json.map((r: any) => r.error?.message ?? r.result)).to.deep.equal([`[Request ID: ${batchId}] Method eth_newFilter is not permitted as part of batch requests`, '0x128']);
   });
+
+  it('name a param by its index and answer a lone JSON string -32700 on the ledger, with the id once; EVM routes keep -32600', async () => {
+    const url = `${t.gw.url}/hedera-testnet/v1/${t.key}/rpc`;
+    const missing = await rpc(url, { jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: [] });
+    expect(missing.json.error).to.deep.equal({ code: -32602, message: `[Request ID: ${missing.headers.get('x-request-id')}] Missing value for required parameter 0` });
+    const refused = await rpc(url, { jsonrpc: '2.0', id: 2, method: 'eth_coinbase', params: [] });
+    expect(refused.json.error).to.deep.equal({ code: -32601, message: `[Request ID: ${refused.headers.get('x-request-id')}] Unsupported JSON-RPC method` });
+    const lone = await rpc(url, '"abc"');
+    expect(lone.json.error.code).to.equal(-32700);
+    expect(lone.json.error.message.match(/\[Request ID: /g)).to.have.length(1);
+    const evm = await rpc(`${t.gw.url}/ethereum-sepolia/v1/${t.key}/rpc`, '"abc"');
+    expect(evm.json.error.code).to.equal(-32600);
+  });
 });
