@@ -169,6 +169,12 @@ describe('sandbox: hollow accounts and key aliases with the real SDK', () => {
         const record = await new TransactionRecordQuery().setTransactionId(associate.transactionId).setIncludeChildren(true).execute(operator);
         expect(record.children.map((c) => c.receipt.status)).to.deep.equal([Status.Success]);
         expect((await new AccountInfoQuery().setAccountId(secondId).execute(operator)).key.toString()).to.equal(second.publicKey.toString());
+
+        // Then the native token transfer between them, which the mirror node serves as a synthetic ERC-20 log.
+        const transfer = await new TransferTransaction().addTokenTransfer(tokenId, accountId, -100).addTokenTransfer(tokenId, secondId, 100).execute(htsClient);
+        const { consensusTimestamp } = await transfer.getRecord(htsClient);
+        const logs = await mirror(`/api/v1/contracts/results/logs?timestamp=${consensusTimestamp.seconds}.${String(consensusTimestamp.nanos).padStart(9, '0')}`);
+        expect(logs.logs).to.have.length(1);
       } finally {
         htsClient.close();
       }
