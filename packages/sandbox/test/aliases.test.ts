@@ -16,6 +16,7 @@ import {
   Status,
   TokenAssociateTransaction,
   TokenCreateTransaction,
+  TransactionId,
   TransactionRecordQuery,
   TransferTransaction,
 } from '@hashgraph/sdk';
@@ -129,6 +130,54 @@ describe('sandbox: hollow accounts and key aliases with the real SDK', () => {
       expect(record.children.map((c) => c.receipt.status)).to.deep.equal([Status.Success]);
       const info = await new AccountInfoQuery().setAccountId(hollowId).execute(operator);
       expect(info.key.toString()).to.equal(ethKey.publicKey.toString());
+    });
+
+    it("lets a lazy-created account pay for a token create and a hollow account sign an associate, as the relay's debug set-up does", async () => {
+      // The official relay's debug.spec set-up: hbar sent by an EthereumTransaction to a fresh address, then
+      // ServicesClient.createHTS with that account as operator and treasury, its own transaction id and node.
+      const fresh = PrivateKey.generateECDSA();
+      const funder = new Wallet(sandbox.accounts[1].privateKey);
+      const raw = await funder.signTransaction({ type: 2, chainId: CHAIN_ID, nonce: 0, to: `0x${fresh.publicKey.toEvmAddress()}`, value: 100n * 10n ** 18n, gasLimit: 21_000, maxFeePerGas: 710_000_000_000n, maxPriorityFeePerGas: 0 });
+      const lazy = await new EthereumTransaction().setEthereumData(Buffer.from(raw.slice(2), 'hex')).setMaxGasAllowanceHbar(new Hbar(1)).execute(operator);
+      expect((await lazy.getReceipt(operator)).status).to.equal(Status.Success);
+      const accountId = AccountId.fromString(sandbox.chain.account(`0x${fresh.publicKey.toEvmAddress()}`)!.id);
+      const htsClient = clientFor(accountId, PrivateKey.fromStringDer(fresh.toStringDer()));
+      try {
+        const expiration = new Date();
+        expiration.setDate(expiration.getDate() + 30);
+        const create = await new TokenCreateTransaction()
+          .setTokenName('TestToken_Shared')
+          .setTokenSymbol('TTS')
+          .setExpirationTime(expiration)
+          .setDecimals(18)
+          .setTreasuryAccountId(accountId)
+          .setInitialSupply(10000)
+          .setTransactionId(TransactionId.generate(accountId))
+          .setNodeAccountIds([htsClient._network.getNodeAccountIdsForExecute()[0]])
+          .setMaxTransactionFee(50)
+          .execute(htsClient);
+        const tokenId = (await create.getReceipt(operator)).tokenId!;
+
+        // Then ServicesClient.associateHTSToken: that account pays to associate a second, still hollow account, which
+        // signs with its ECDSA key and is completed by it.
+        const second = PrivateKey.generateECDSA();
+        const secondId = (await (await send(AccountId.fromEvmAddress(0, 0, second.publicKey.toEvmAddress()), 5)).getRecord(operator)).transfers.find(
+          (t) => t.amount.toTinybars().toNumber() === new Hbar(5).toTinybars().toNumber(),
+        )!.accountId;
+        const associate = await (await new TokenAssociateTransaction().setAccountId(secondId).setTokenIds([tokenId]).freezeWith(htsClient).sign(second)).execute(htsClient);
+        expect((await associate.getReceipt(htsClient)).status).to.equal(Status.Success);
+        const record = await new TransactionRecordQuery().setTransactionId(associate.transactionId).setIncludeChildren(true).execute(operator);
+        expect(record.children.map((c) => c.receipt.status)).to.deep.equal([Status.Success]);
+        expect((await new AccountInfoQuery().setAccountId(secondId).execute(operator)).key.toString()).to.equal(second.publicKey.toString());
+
+        // Then the native token transfer between them, which the mirror node serves as a synthetic ERC-20 log.
+        const transfer = await new TransferTransaction().addTokenTransfer(tokenId, accountId, -100).addTokenTransfer(tokenId, secondId, 100).execute(htsClient);
+        const { consensusTimestamp } = await transfer.getRecord(htsClient);
+        const logs = await mirror(`/api/v1/contracts/results/logs?timestamp=${consensusTimestamp.seconds}.${String(consensusTimestamp.nanos).padStart(9, '0')}`);
+        expect(logs.logs).to.have.length(1);
+      } finally {
+        htsClient.close();
+      }
     });
 
     it('refuses a hollow payer whose signature is not its address key', async () => {

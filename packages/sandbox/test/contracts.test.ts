@@ -91,6 +91,20 @@ describe('sandbox: ContractCreate and ContractCall through the consensus node', 
     expect(actions.actions[0]).to.include({ call_type: 'CREATE', call_operation_type: 'CREATE', to: `0x${record.receipt.contractId!.toSolidityAddress()}` });
   });
 
+  it('charges a creation its init code by the word as the network does: calldata and 2 gas a word (EIP-3860)', async () => {
+    // Init code that returns the 100 bytes after its own 12: the same run and deposit whatever trails them.
+    const runtime = Buffer.alloc(100, 0x5b);
+    const initcode = (trailing: number) =>
+      Buffer.concat([Buffer.from('61006480600c6000396000f3', 'hex'), runtime, Buffer.alloc(trailing, 0x5b)]);
+    const gasUsed = async (code: Buffer) => {
+      const record = await (await new ContractCreateTransaction().setBytecode(code).setGas(200_000).execute(client)).getRecord(client);
+      expect(record.receipt.status).to.equal(Status.Success);
+      return record.contractFunctionResult!.gasUsed.toNumber();
+    };
+    // 64 more bytes: 16 gas each as calldata, and two more words of init code at 2 gas each.
+    expect((await gasUsed(initcode(64))) - (await gasUsed(initcode(0)))).to.equal(64 * 16 + 2 * 2);
+  });
+
   describe('ContractExecute with parameters and a payable amount', () => {
     let record: Awaited<ReturnType<TransactionRecordQuery['execute']>>;
 

@@ -86,8 +86,12 @@ export interface Submission {
   hash: string;
   /** The payer's fee ceiling (the transaction body's `transactionFee`), if it set one. */
   maxFeeTinybar?: bigint;
-  /** The ECDSA key that signed for a hollow payer: handling the transaction makes it the account's key (HIP-583). */
-  completesHollow?: PublicKey;
+  /**
+   * The hollow accounts (the payer or another required signer) signed for by the ECDSA key their EVM address comes
+   * from, by account id: handling the transaction makes that key the account's (HIP-583). Filled while the
+   * signatures are checked, so it is complete once the submission is queued.
+   */
+  completesHollow?: ReadonlyMap<string, PublicKey>;
 }
 
 export interface EthereumSubmission extends Submission {
@@ -341,7 +345,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
   async #enqueue(s: Submission, work: Work, feeTinybar: bigint, allowanceTinybar = 0n): Promise<string> {
     if (this.#closed) return 'PLATFORM_NOT_ACTIVE';
     const payer = this.#byId.get(s.payer);
-    if (!payer || !(this.#keys.has(s.payer) || s.completesHollow)) return 'PAYER_ACCOUNT_NOT_FOUND';
+    if (!payer || !(this.#keys.has(s.payer) || s.completesHollow?.has(s.payer))) return 'PAYER_ACCOUNT_NOT_FOUND';
     if (this.#pendingIds.has(s.transactionId) || this.#txById.has(s.transactionId)) return 'DUPLICATE_TRANSACTION';
     const fee = payerFee(s.payer, feeTinybar);
     if (s.maxFeeTinybar !== undefined && s.maxFeeTinybar < fee) return 'INSUFFICIENT_TX_FEE';
@@ -426,8 +430,8 @@ export class LedgerChain extends EventEmitter implements LedgerView {
       return;
     }
     await this.#charge(h, item.payer, fee);
-    // Two transactions of one hollow payer may share a block: the first completes it.
-    if (item.completesHollow && !this.#keys.has(item.payer)) this.#completeHollow(h, payer, item.completesHollow);
+    // Two transactions signed for one hollow account may share a block: the first completes it.
+    for (const [id, key] of item.completesHollow ?? []) if (!this.#keys.has(id)) this.#completeHollow(h, this.#byId.get(id)!, key);
     switch (item.name) {
       case 'FILECREATE': {
         h.fileId = entityId(this.#nextNum++);

@@ -7,8 +7,8 @@
  * contract lives at the long-zero address of its new contract id, as on the network; the EVM cannot create at a
  * chosen address, so the sandbox places the init code there and calls it: the constructor runs in the contract's own
  * context (storage, balance, CALLER, CALLVALUE), and what it returns becomes the contract's code. The gas the
- * network would charge on top of that call (CREATE's 32,000, the init code's calldata, 200 per deposited byte) is
- * added to the gas used.
+ * network would charge on top of that call (CREATE's 32,000 and init-code words, the init code's calldata, 200 per
+ * deposited byte) is added to the gas used.
  * Known difference: each such execution bumps the payer's EVM nonce, which the network leaves to EthereumTransactions.
  */
 import { proto } from '@hashgraph/proto';
@@ -87,6 +87,16 @@ function calldataGas(data: Uint8Array): bigint {
   return gas;
 }
 
+/**
+ * What a creation's intrinsic gas adds to a call's: CREATE's 32,000 and 2 per 32-byte word of init code (EIP-3860).
+ * The consensus node charges a HAPI ContractCreate so: its payload is the init code (hiero-consensus-node
+ * HevmTransactionFactory.fromHapiCreate), priced by HederaGasCalculatorImpl.transactionIntrinsicGas with Besu's
+ * Shanghai `contractCreationCost`.
+ */
+function creationGas(initcode: Uint8Array): bigint {
+  return 32_000n + 2n * BigInt(Math.ceil(initcode.length / 32));
+}
+
 export interface ContractRun {
   /** The hash the EVM knows the execution by. */
   evmHash: string;
@@ -104,7 +114,8 @@ export async function startContractRun(
 ): Promise<ContractRun | string> {
   const balance = BigInt((await evm.request({ method: 'eth_getBalance', params: [opts.from, 'pending'] })) as string);
   if (balance < opts.gas * opts.gasPriceWeibar + opts.valueWeibar) return 'INSUFFICIENT_PAYER_BALANCE';
-  if (opts.gas < 21_000n + calldataGas(opts.initcode ?? opts.data)) return 'INSUFFICIENT_GAS';
+  const intrinsic = 21_000n + (opts.initcode ? calldataGas(opts.initcode) + creationGas(opts.initcode) : calldataGas(opts.data));
+  if (opts.gas < intrinsic) return 'INSUFFICIENT_GAS';
   if (opts.initcode) await evm.request({ method: 'hardhat_setCode', params: [opts.to, hex(opts.initcode)] });
   await evm.request({ method: 'hardhat_impersonateAccount', params: [opts.from] });
   const evmHash = (await evm.request({
@@ -135,8 +146,9 @@ export async function settleContractRun(evm: EvmRequester, run: ContractRun, gas
   let evmError = frame?.error;
   if (run.creation) {
     const runtime = Buffer.from((frame?.output ?? '0x').slice(2), 'hex');
-    // The call paid 21,000 and the empty calldata; a creation pays 53,000, its init code's calldata and the deposit.
-    gasUsed += 32_000n + calldataGas(run.creation.initcode) + 200n * BigInt(runtime.length);
+    // The call paid 21,000 and the empty calldata; a creation also pays its intrinsic part, its init code's calldata
+    // and the code deposit (200 a byte: Besu's ContractCreationProcessor, which the node requires to succeed).
+    gasUsed += creationGas(run.creation.initcode) + calldataGas(run.creation.initcode) + 200n * BigInt(runtime.length);
     if (gasUsed > gasLimit) {
       ok = false;
       gasUsed = gasLimit;

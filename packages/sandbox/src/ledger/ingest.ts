@@ -11,6 +11,7 @@ import { completingKey, isHollow, resolveExisting } from './aliases.js';
 import { CONTRACT_METHODS, decodeContract } from './contracts.js';
 import { NATIVE_METHODS, decodeNative } from './native.js';
 import { oversizeForKind, oversizeOnTheWire } from './sizeLimits.js';
+import type { LedgerAccount } from './view.js';
 
 /** The gRPC method each transaction type must arrive on. */
 const METHOD_FOR_BODY: Record<string, string> = {
@@ -88,25 +89,33 @@ export async function ingest(chain: LedgerChain, method: string, bytes: Uint8Arr
   if (start + duration < now) return 'TRANSACTION_EXPIRED';
   const payer = idOf(body.transactionID!.accountID)!;
   const payerAccount = chain.account(payer);
-  let key = chain.accountKey(payer);
-  // A hollow payer signs with the ECDSA key its EVM address comes from, which completes it (HIP-583).
-  const completesHollow = payerAccount && isHollow(payerAccount, key) ? completingKey(payerAccount, sigMap, bodyBytes) : undefined;
-  if (payerAccount && isHollow(payerAccount, key) && !completesHollow) return 'INVALID_SIGNATURE';
-  key ??= completesHollow;
-  if (!payerAccount || !key) return 'PAYER_ACCOUNT_NOT_FOUND';
+  // A hollow account required to sign (the payer or another) signs with the ECDSA key its EVM address comes from,
+  // which completes it (HIP-583; hedera-services' PreHandleContextImpl requires a hollow account's signature by its
+  // EVM address and HollowAccountCompletions finalizes every one that gave it).
+  const completesHollow = new Map<string, PublicKey>();
+  const signingKey = (account: LedgerAccount): PublicKey | undefined => {
+    const known = chain.accountKey(account.id);
+    if (!isHollow(account, known)) return known;
+    const completing = completingKey(account, sigMap, bodyBytes);
+    if (completing) completesHollow.set(account.id, completing);
+    return completing;
+  };
+  if (!payerAccount) return 'PAYER_ACCOUNT_NOT_FOUND';
+  const key = signingKey(payerAccount);
+  if (!key) return isHollow(payerAccount, undefined) ? 'INVALID_SIGNATURE' : 'PAYER_ACCOUNT_NOT_FOUND';
   if (!signedBy(key, bodyBytes, sigMap)) return 'INVALID_SIGNATURE';
 
   const kind = body.data;
   if (!kind || !(kind in METHOD_FOR_BODY)) return 'NOT_SUPPORTED';
   if (METHOD_FOR_BODY[kind] !== method) return 'INVALID_TRANSACTION_BODY';
-  const s: Submission = { transactionId, payer, hash: transactionHash(signedBytes), maxFeeTinybar: toBigInt(body.transactionFee), ...(completesHollow ? { completesHollow } : {}) };
+  const s: Submission = { transactionId, payer, hash: transactionHash(signedBytes), maxFeeTinybar: toBigInt(body.transactionFee), completesHollow };
   if (kind in NATIVE_METHODS) {
     const native = decodeNative(body);
     if (typeof native === 'string') return native;
     for (const ref of native.signers) {
       const account = resolveExisting(chain, ref);
       if (!account) return 'INVALID_ACCOUNT_ID';
-      const signer = account.id === payer ? key : chain.accountKey(account.id);
+      const signer = account.id === payer ? key : signingKey(account);
       if (!signer || !signedBy(signer, bodyBytes, sigMap)) return 'INVALID_SIGNATURE';
     }
     if (!native.keys.every((k) => signedBy(k, bodyBytes, sigMap))) return 'INVALID_SIGNATURE';
