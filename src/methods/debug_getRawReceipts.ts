@@ -1,7 +1,7 @@
 import { hexlify } from 'ethers/utils';
 import { encodeReceipt } from '../ledger/receipts.js';
 import { trieReceipt } from '../ledger/blocks.js';
-import { blockNumberOrTagOrHash, positional } from './params.js';
+import { officialBlockNumberOrTagOrHash, positional } from './params.js';
 import type { MethodEnv } from './types.js';
 
 /**
@@ -10,7 +10,7 @@ import type { MethodEnv } from './types.js';
  */
 export async function debug_getRawReceipts(params: unknown[], env: MethodEnv): Promise<string[]> {
   const [ref] = positional(params, 1, 1);
-  const block = await env.reads.resolveBlock(blockNumberOrTagOrHash(ref, 0));
+  const block = await env.reads.resolveBlock(officialBlockNumberOrTagOrHash(ref, 0));
   if (!block) return [];
   return (await env.reads.blockContents(block)).txs.map((tx) => hexlify(encodeReceipt(trieReceipt(tx))));
 }

@@ -1,4 +1,4 @@
-import { blockNumberOrTag, positional } from './params.js';
+import { officialBlockNumberOrTag, positional } from './params.js';
 import { traceBlock, tracerOption } from './trace.js';
 import type { MethodEnv } from './types.js';
 
@@ -8,7 +8,7 @@ import type { MethodEnv } from './types.js';
  */
 export async function debug_traceBlockByNumber(params: unknown[], env: MethodEnv) {
   const [ref, options] = positional(params, 1, 2);
-  const block = blockNumberOrTag(ref, 0);
+  const block = officialBlockNumberOrTag(ref, 0);
   const tracer = tracerOption(options, 'callTracer');
   return traceBlock(env, await env.reads.resolveBlock(block), 'number' in block ? `block ${block.number}` : block.tag, tracer);
 }

@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors.js';
-import { hash32, positional } from './params.js';
+import { positional, transactionHash } from './params.js';
 import { traceResult, tracerOption } from './trace.js';
 import type { MethodEnv } from './types.js';
 
@@ -11,8 +11,10 @@ import type { MethodEnv } from './types.js';
  */
 export async function debug_traceTransaction(params: unknown[], env: MethodEnv) {
   const [hash, options] = positional(params, 1, 2);
+  const txHash = transactionHash(hash, 0);
   const tracer = tracerOption(options, 'opcodeLogger');
-  const result = await env.reads.contractResult(hash32(hash, 0));
-  if (!result) throw new GatewayError('TRANSACTION_NOT_FOUND', String(hash));
+  const result = await env.reads.contractResult(txHash);
+  // The official relay's words for an unknown hash, with or without a tracer.
+  if (!result) throw new GatewayError('RESOURCE_NOT_FOUND', `Failed to retrieve transaction information for ${hash}`);
   return traceResult(env, result, tracer);
 }

@@ -92,6 +92,42 @@ export function bool(value: unknown, name: ParamName): boolean {
   return value;
 }
 
+/**
+ * The official relay's words for a refused block number and hash (its validators' BLOCK_NUMBER_ERROR and the
+ * transaction / block hash errors, whose "Expected" is doubled there), which its debug suite matches on.
+ */
+const OFFICIAL_BLOCK_NUMBER = 'Expected 0x prefixed hexadecimal block number, or the string "latest", "earliest" or "pending"';
+const OFFICIAL_HASH = 'Expected Expected 0x prefixed string representing the hash (32 bytes)';
+
+/** A transaction hash, refused in the official relay's words. */
+export function transactionHash(value: unknown, index: number): string {
+  if (typeof value === 'string' && /^0x[0-9a-fA-F]{64}$/.test(value)) return value.toLowerCase();
+  throw new GatewayError('INVALID_PARAMETER', `${index}: ${OFFICIAL_HASH} of a transaction, value: ${String(value)}`);
+}
+
+/** As blockNumberOrTag, refused in the official relay's words. */
+export function officialBlockNumberOrTag(value: unknown, index: number): NumberOrTag {
+  if (!isBlockNumberOrTag(value)) throw new GatewayError('INVALID_PARAMETER', `${index}: ${OFFICIAL_BLOCK_NUMBER}, value: ${String(value)}`);
+  return blockNumberOrTag(value, index);
+}
+
+/** As blockNumberOrTagOrHash, a plain string that is neither refused in the official relay's words. */
+export function officialBlockNumberOrTagOrHash(value: unknown, index: number): BlockRef {
+  if (typeof value === 'string' && !isBlockNumberOrTag(value) && !/^0x[0-9a-fA-F]{64}$/.test(value)) {
+    throw new GatewayError('INVALID_PARAMETER', `${index}: The value passed is not valid: ${value}. ${OFFICIAL_BLOCK_NUMBER} OR ${OFFICIAL_HASH} of a block`);
+  }
+  return blockNumberOrTagOrHash(value, index);
+}
+
+function isBlockNumberOrTag(value: unknown): boolean {
+  try {
+    blockNumberOrTag(value, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** A block number or tag; absent means `latest`. */
 export function blockNumberOrTag(value: unknown, name: ParamName): NumberOrTag {
   if (value === undefined || value === null) return { tag: 'latest' };

@@ -12,34 +12,75 @@ export type Tracer =
   | { tracer: 'prestateTracer'; onlyTopCall: boolean }
   | { tracer: 'opcodeLogger'; stack: boolean; memory: boolean; storage: boolean };
 
-function flag(config: Record<string, unknown>, top: Record<string, unknown>, name: string, where: string): boolean | undefined {
-  const value = config[name] ?? top[name];
-  return value === undefined || value === null ? undefined : bool(value, `${where}.${name}`);
+/** The switches of each tracer's config, as the official relay's validators name them (CallTracerConfig, OpcodeLoggerConfig). */
+const CALL_TRACER_KEYS = ['onlyTopCall'];
+const OPCODE_LOGGER_KEYS = ['disableMemory', 'enableMemory', 'disableStack', 'disableStorage', 'fullStorage'];
+
+/** A refusal of the trace options (param 1), in the official relay's words, which its debug suite matches on. */
+function refused(detail: string): GatewayError {
+  return new GatewayError('INVALID_PARAMETER', detail);
+}
+
+function flag(config: Record<string, unknown>, name: string): boolean | undefined {
+  return config[name] as boolean | undefined;
+}
+
+/** A config of either tracer: every switch it sets a boolean (the official relay's TracerConfig type). */
+function tracerConfig(value: unknown): Record<string, unknown> {
+  const valid =
+    value !== null &&
+    typeof value === 'object' &&
+    !Array.isArray(value) &&
+    [...CALL_TRACER_KEYS, ...OPCODE_LOGGER_KEYS].every((k) => !(k in value) || typeof (value as Record<string, unknown>)[k] === 'boolean');
+  if (!valid) refusedValue('tracerConfig', 'Expected TracerConfig', value);
+  return value as Record<string, unknown>;
+}
+
+function refusedValue(property: string, expected: string, value: unknown): never {
+  throw refused(`'${property}' for TracerConfigWrapper: ${expected}, value: ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`);
 }
 
 /**
- * geth's trace options: `{tracer, tracerConfig}`, with the struct logger's switches (`enableMemory`, `disableStack`,
- * `disableStorage`) at the top level as geth takes them, or inside `tracerConfig` as the official relay also does.
+ * geth's trace options: `{tracer, tracerConfig}`, or the struct logger's switches (`enableMemory`, `disableStack`,
+ * `disableStorage`) at the top level as geth takes them. Refused as the official relay refuses them
+ * (validateTracerConfigWrapper): top-level switches together with `tracerConfig` or an explicit `tracer`, and one
+ * tracer's switches in `tracerConfig` of the other.
  */
 export function tracerOption(value: unknown, fallback: Tracer['tracer']): Tracer {
-  const top = value === undefined || value === null ? {} : object(value, 'tracer options');
-  const name = top.tracer ?? fallback;
-  if (typeof name !== 'string' || !(TRACERS as readonly string[]).includes(name)) {
-    throw new GatewayError('INVALID_PARAMS', `tracer must be one of ${TRACERS.join(', ')}, got ${JSON.stringify(name)}`);
+  const top = value === undefined || value === null ? {} : object(value, 1);
+  if (top.tracer !== undefined && (typeof top.tracer !== 'string' || !(TRACERS as readonly string[]).includes(top.tracer))) {
+    refusedValue('tracer', 'Expected TracerType', top.tracer);
   }
-  const config = top.tracerConfig === undefined || top.tracerConfig === null ? {} : object(top.tracerConfig, 'tracerConfig');
-  if (name === 'prestateTracer' && flag(config, {}, 'diffMode', 'tracerConfig')) {
+  const config = top.tracerConfig === undefined ? undefined : tracerConfig(top.tracerConfig);
+  for (const key of OPCODE_LOGGER_KEYS) {
+    if (key in top && typeof top[key] !== 'boolean') refusedValue(key, 'Expected boolean type', top[key]);
+  }
+  const topLevel = OPCODE_LOGGER_KEYS.some((k) => k in top);
+  if (topLevel && config) throw refused("1: Cannot specify tracer config properties both at top level and in 'tracerConfig' for TracerConfigWrapper");
+  if (topLevel && top.tracer !== undefined) {
+    throw refused("1: Cannot specify tracer config properties at top level when 'tracer' is explicitly set for TracerConfigWrapper");
+  }
+  const nested = config ?? {};
+  if (CALL_TRACER_KEYS.some((k) => k in nested) && top.tracer === 'opcodeLogger') {
+    throw refused('1: callTracer config properties for TracerConfigWrapper are only valid when tracer=callTracer');
+  }
+  if (OPCODE_LOGGER_KEYS.some((k) => k in nested) && top.tracer !== 'opcodeLogger') {
+    throw refused('1: opcodeLogger config properties for TracerConfigWrapper are only valid when tracer=opcodeLogger');
+  }
+  const name = (top.tracer as Tracer['tracer'] | undefined) ?? fallback;
+  if (name === 'prestateTracer' && nested.diffMode !== undefined && nested.diffMode !== null && bool(nested.diffMode, 'tracerConfig.diffMode')) {
     // The official relay has no diff mode either; a plain prestate in its place would be misread as one.
     throw new GatewayError('INVALID_PARAMS', 'tracerConfig.diffMode of prestateTracer is not offered on this chain');
   }
-  const onlyTopCall = () => flag(config, {}, 'onlyTopCall', 'tracerConfig') ?? false;
-  if (name === 'callTracer') return { tracer: name, onlyTopCall: onlyTopCall() };
-  if (name === 'prestateTracer') return { tracer: name, onlyTopCall: onlyTopCall() };
+  const onlyTopCall = flag(nested, 'onlyTopCall') ?? false;
+  if (name === 'callTracer') return { tracer: name, onlyTopCall };
+  if (name === 'prestateTracer') return { tracer: name, onlyTopCall };
+  const switches = topLevel ? top : nested;
   return {
     tracer: 'opcodeLogger',
-    stack: !(flag(config, top, 'disableStack', 'tracer options') ?? false),
-    memory: flag(config, top, 'enableMemory', 'tracer options') ?? false,
-    storage: !(flag(config, top, 'disableStorage', 'tracer options') ?? false),
+    stack: !(flag(switches, 'disableStack') ?? false),
+    memory: flag(switches, 'enableMemory') ?? false,
+    storage: !(flag(switches, 'disableStorage') ?? false),
   };
 }
 

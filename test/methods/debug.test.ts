@@ -192,17 +192,63 @@ describe('debug_trace* on the ledger relay (through the gateway, on the sandbox)
     expect(byNumber).to.deep.equal([{ txHash: okHash, result: await traced('debug_traceTransaction', [okHash, { tracer: 'callTracer' }]) }]);
     const block = await traced('eth_getBlockByNumber', [`0x${okBlock.toString(16)}`, false]);
     expect(await traced('debug_traceBlockByHash', [block.hash, { tracer: 'callTracer' }])).to.deep.equal(byNumber);
-    const opcodes = await traced('debug_traceBlockByHash', [block.hash, { tracer: 'opcodeLogger', disableStack: true }]);
+    const opcodes = await traced('debug_traceBlockByHash', [block.hash, { tracer: 'opcodeLogger', tracerConfig: { disableStack: true } }]);
     expect(opcodes[0].txHash).to.equal(okHash);
     expect(opcodes[0].result.structLogs.length).to.be.greaterThan(100);
   });
 
-  it('answers unknown transactions, unknown blocks and unknown tracers with JSON-RPC errors', async () => {
-    expect((await call('debug_traceTransaction', [`0x${'ab'.repeat(32)}`, { tracer: 'callTracer' }])).error.code).to.equal(-32001);
+  /** The code and message of a refused call. */
+  const refusal = async (method: string, params: unknown[]) => {
+    const { error } = await call(method, params);
+    return `${error.code} ${error.message}`;
+  };
+
+  it('answers unknown transactions and blocks in the official relay\'s code and words (its debug acceptance suite)', async () => {
+    const unknown = `0x${'ab'.repeat(32)}`;
+    const notFound = `-32001 Requested resource not found. Failed to retrieve transaction information for ${unknown}`;
+    expect(await refusal('debug_traceTransaction', [unknown])).to.equal(notFound);
+    expect(await refusal('debug_traceTransaction', [unknown, { tracer: 'callTracer', tracerConfig: { onlyTopCall: true } }])).to.equal(notFound);
+    const zero = `0x${'00'.repeat(32)}`;
+    expect(await refusal('debug_traceBlockByHash', [zero, { tracer: 'callTracer' }])).to.equal(`-32001 Requested resource not found. Block ${zero} not found`);
     expect((await call('debug_traceBlockByNumber', ['0xffffff'])).error.code).to.equal(-39012);
-    const bad = await call('debug_traceTransaction', [okHash, { tracer: 'fourByteTracer' }]);
-    expect(bad.error.code).to.equal(-32602);
-    expect(bad.error.message).to.include('callTracer, opcodeLogger, prestateTracer');
+  });
+
+  it('refuses bad hashes, block numbers and tracers in the official relay\'s words (its debug acceptance suite)', async () => {
+    const blockWords = 'Expected 0x prefixed hexadecimal block number, or the string "latest", "earliest" or "pending"';
+    expect(await refusal('debug_traceBlockByNumber', ['invalidBlockNumber', { tracer: 'callTracer' }])).to.equal(
+      `-32602 Invalid parameter 0: ${blockWords}, value: invalidBlockNumber`,
+    );
+    expect(await refusal('debug_getRawReceipts', ['invalidBlockNumber'])).to.equal(
+      `-32602 Invalid parameter 0: The value passed is not valid: invalidBlockNumber. ${blockWords} OR Expected Expected 0x prefixed string representing the hash (32 bytes) of a block`,
+    );
+    expect(await refusal('debug_traceTransaction', ['0xinvalidhash'])).to.equal(
+      '-32602 Invalid parameter 0: Expected Expected 0x prefixed string representing the hash (32 bytes) of a transaction, value: 0xinvalidhash',
+    );
+    const badTracer = "-32602 Invalid parameter 'tracer' for TracerConfigWrapper: Expected TracerType, value: InvalidTracer";
+    expect(await refusal('debug_traceTransaction', [okHash, { tracer: 'InvalidTracer' }])).to.equal(badTracer);
+    expect(await refusal('debug_traceBlockByNumber', [`0x${okBlock.toString(16)}`, { tracer: 'InvalidTracer', tracerConfig: { onlyTopCall: false } }])).to.equal(badTracer);
+    expect(await refusal('debug_traceTransaction', [okHash, { tracer: 'callTracer', tracerConfig: { onlyTopCall: 'invalid' } }])).to.equal(
+      `-32602 Invalid parameter 'tracerConfig' for TracerConfigWrapper: Expected TracerConfig, value: {"onlyTopCall":"invalid"}`,
+    );
+    expect(await refusal('debug_traceTransaction', [okHash, { tracer: 'opcodeLogger', tracerConfig: { enableMemory: 'invalid' } }])).to.equal(
+      `-32602 Invalid parameter 'tracerConfig' for TracerConfigWrapper: Expected TracerConfig, value: {"enableMemory":"invalid"}`,
+    );
+  });
+
+  it('refuses one tracer\'s config with the other and config given twice, as the official relay does', async () => {
+    const refused = (words: string) => `-32602 Invalid parameter 1: ${words} for TracerConfigWrapper`;
+    expect(await refusal('debug_traceTransaction', [okHash, { tracer: 'opcodeLogger', tracerConfig: { onlyTopCall: true } }])).to.equal(
+      '-32602 Invalid parameter 1: callTracer config properties for TracerConfigWrapper are only valid when tracer=callTracer',
+    );
+    expect(await refusal('debug_traceTransaction', [okHash, { tracer: 'callTracer', tracerConfig: { enableMemory: true } }])).to.equal(
+      '-32602 Invalid parameter 1: opcodeLogger config properties for TracerConfigWrapper are only valid when tracer=opcodeLogger',
+    );
+    expect(await refusal('debug_traceTransaction', [okHash, { enableMemory: true, tracerConfig: { disableStack: false } }])).to.equal(
+      refused("Cannot specify tracer config properties both at top level and in 'tracerConfig'"),
+    );
+    expect(await refusal('debug_traceTransaction', [okHash, { tracer: 'opcodeLogger', enableMemory: true }])).to.equal(
+      refused("Cannot specify tracer config properties at top level when 'tracer' is explicitly set"),
+    );
   });
 
   it('refuses debug calls of a plan without debugMethods per call, naming the plans that include them', async () => {
