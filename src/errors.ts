@@ -91,7 +91,6 @@ export const ERRORS = {
   NOT_A_LOG_SOURCE: entry(200, -32602, 'BAD_USER_INPUT', 'Invalid parameter filters.address: {detail} is not a valid contract or token type or does not exists'),
   EXECUTION_REVERTED: entry(200, 3, 'BAD_REQUEST', 'execution reverted'),
   UNKNOWN_BLOCK: entry(200, -39012, 'BAD_USER_INPUT', 'Unknown block'),
-  TRANSACTION_NOT_FOUND: entry(200, -32001, 'NOT_FOUND', 'Transaction not found'),
   // The official relay's RESOURCE_NOT_FOUND, whose words its debug suite matches on.
   RESOURCE_NOT_FOUND: entry(200, -32001, 'NOT_FOUND', 'Requested resource not found. {detail}'),
   RANGE_TOO_LARGE: entry(200, -32000, 'BAD_USER_INPUT', 'Range too large'),
