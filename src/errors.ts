@@ -81,8 +81,8 @@ export const ERRORS = {
   // The official relay's words, which tools match on: `Method <name> not found` (its spec.MethodNotFound).
   UNSUPPORTED_METHOD: entry(200, -32601, 'BAD_REQUEST', 'Method {detail} not found'),
   METHOD_NOT_IN_BATCH: entry(200, -32007, 'BAD_REQUEST', 'Method {detail} is not permitted as part of batch requests'),
-  UNSUPPORTED_SUBSCRIPTION: entry(200, -32601, 'BAD_REQUEST', 'Unsupported JSON-RPC method'),
-  // A method the official relay knows and refuses (its predefined.UNSUPPORTED_METHOD), unlike one it has never heard of.
+  // A method or subscription kind the official relay knows and refuses (its predefined.UNSUPPORTED_METHOD), unlike a
+  // method it has never heard of.
   REFUSED_METHOD: entry(200, -32601, 'BAD_REQUEST', 'Unsupported JSON-RPC method'),
   // The official relay's form of a params error (its predefined.INVALID_PARAMETER): the detail names the parameter.
   INVALID_PARAMETER: entry(200, -32602, 'BAD_USER_INPUT', 'Invalid parameter {detail}'),

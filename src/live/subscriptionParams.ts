@@ -62,7 +62,7 @@ export function relaySubscription(params: unknown): SubscriptionRequest {
     checkAsOfficialRelay(options);
     return { kind, criteria: parseCriteria(options, 'filter', { blockRange: 'ignore' }), includeTransactions: false };
   }
-  if (kind !== 'newHeads') throw new GatewayError('UNSUPPORTED_SUBSCRIPTION');
+  if (kind !== 'newHeads') throw new GatewayError('REFUSED_METHOD');
   const given = options === undefined ? undefined : object(options, 'newHeads options').includeTransactions;
   const includeTransactions = given === undefined || given === null ? false : bool(given, 'newHeads options.includeTransactions');
   return { kind, includeTransactions };
