@@ -42,7 +42,8 @@ describe('filters through the gateway', function () {
 
       it('eth_newFilter: each poll returns the new matching logs once, in order, then nothing', async () => {
         const id = (await call(url, 'eth_newFilter', [{ address: c.address, topics: [c.topic] }])).result;
-        expect(id).to.match(/^0x[0-9a-f]{32}$/);
+        // A 128-bit quantity, without leading zeros as the official relay writes filter ids.
+        expect(id).to.match(/^0x[1-9a-f][0-9a-f]{0,31}$/);
         await c.set(1n);
         await c.set(2n);
         const first = (await call(url, 'eth_getFilterChanges', [id])).result;
