@@ -39,8 +39,14 @@ function holder(dataDir: string, arg: string): Holder {
 /** kill -9 of the store's process itself (the namespace's pid 1), seen from here by its pid outside the namespace. */
 async function killHard(h: Holder): Promise<void> {
   const unshare = h.child.pid!;
-  const [inner] = readFileSync(`/proc/${unshare}/task/${unshare}/children`, 'utf8').trim().split(/\s+/).map(Number);
-  process.kill(inner!, 'SIGKILL');
+  let children = '';
+  try {
+    children = readFileSync(`/proc/${unshare}/task/${unshare}/children`, 'utf8').trim();
+  } catch {
+    // The holder already ended on its own (a refused racer exits 1) and unshare went with it.
+  }
+  const [inner] = children ? children.split(/\s+/).map(Number) : [];
+  if (inner) process.kill(inner, 'SIGKILL');
   await h.exited;
 }
 
