@@ -12,6 +12,7 @@ import { loadConfig } from '../src/config/load.js';
 import type { ConfigInput } from '../src/config/schema.js';
 import { attacks } from './attacks.js';
 import { describeFarMirror, farMirror } from './farMirror.js';
+import { describeFollower, followerCosts } from './follower.js';
 import { describeJumbo, jumboDeployments } from './jumbo.js';
 import {
   call,
@@ -418,7 +419,7 @@ async function main() {
   // 3 and 5. Relay on the production mix against a counting mirror stub, cold then warm, against the official relay
   // on a stub of its own when it is built beside the project (warm runs in alternation); the gateway's memory.
   // BENCH_ONLY=relay runs just these, without the memory of `npm start`; BENCH_ONLY=memory adds it.
-  if (only !== 'limiter' && only !== 'sharedcache') {
+  if (!only || only === 'relay' || only === 'memory') {
     const mirror = await child('./stubServer.ts', ['mirror']);
     const gw = await gateway(ledgerChains(mirror.info.url));
     const url = `${gw.info.url}/hedera-testnet/rpc`;
@@ -570,6 +571,18 @@ async function main() {
     if (only === 'sharedcache') {
       printTable(rows);
       writeResults({ ...readResults(), sharedCache: results.sharedCache });
+      return;
+    }
+  }
+
+  // Live follower: upstream calls per second with 1 and 4 instances on one Redis, and 4 without it (one follower each).
+  // BENCH_ONLY=follower runs just this and adds its figures to the last full run's results.
+  if (!only || only === 'follower') {
+    const follower = await followerCosts();
+    results.follower = follower;
+    console.log(describeFollower(follower));
+    if (only === 'follower') {
+      writeResults({ ...readResults(), follower });
       return;
     }
   }
