@@ -3,8 +3,8 @@
  * mempool, so this is what txpool_* can show, as the official relay shows its own pending pool
  * (TransactionPoolService). Kept as signed envelopes (hex) per sender.
  *
- * `LocalPendingPool` holds one instance's submissions. A pool shared by every instance (Redis, as the official relay
- * offers) implements the same interface.
+ * `LocalPendingPool` holds one instance's submissions; the pool shared by every instance on one Redis
+ * (sharedPendingPool.ts) implements the same interface.
  */
 export interface PendingPool {
   add(sender: string, raw: string): Promise<void>;

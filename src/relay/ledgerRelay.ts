@@ -22,7 +22,7 @@ import { LOG_FETCH_CONCURRENCY } from '../methods/eth_getLogs.js';
 import { ReadCache, type CacheStats } from '../ledger/cache.js';
 import { consensusOnDemand } from '../ledger/consensus.js';
 import { MirrorClient, type MirrorStats } from '../ledger/mirror.js';
-import { LocalPendingPool } from '../ledger/pendingPool.js';
+import { LocalPendingPool, type PendingPool } from '../ledger/pendingPool.js';
 import { LedgerReads } from '../ledger/reads.js';
 import type { SharedCache } from '../ledger/sharedCache.js';
 import { LocalPendingNonces, LocalSenderLocks } from '../ledger/senderOrder.js';
@@ -56,6 +56,8 @@ export interface LedgerRelayOptions {
   filters?: FilterService;
   /** This network's final answers shared with the other instances on one Redis; each instance's own otherwise. */
   sharedCache?: SharedCache;
+  /** This network's pending pool (txpool_*) shared with the other instances on one Redis; each instance's own otherwise. */
+  pendingPool?: PendingPool;
 }
 
 /** geth's filter lifetime, for relays built without the gateway's filter service (tests, tools). */
@@ -76,8 +78,7 @@ export function createLedgerRelay(opts: LedgerRelayOptions): LedgerRelay {
   const reads = new LedgerReads(mirror, cache, relay.latestCacheMs);
   const consensus =
     ledger.operatorId && ledger.operatorKey ? consensusOnDemand({ ...ledger, operatorId: ledger.operatorId, operatorKey: ledger.operatorKey }) : undefined;
-  // One instance's submissions; a pool shared across instances would be built here instead.
-  const pending = new LocalPendingPool();
+  const pending = opts.pendingPool ?? new LocalPendingPool();
   // This instance's view; senders whose transactions reach several instances need a shared (Redis) pair instead.
   const senders = { locks: new LocalSenderLocks(), pending: new LocalPendingNonces() };
   const sendSync = { defaultMs: relay.sendSyncDefaultMs, maxMs: relay.sendSyncMaxMs };
