@@ -34,7 +34,7 @@ import { NetworkFeed } from './live/feed.js';
 import { backendCaller, rpcSource } from './live/source.js';
 import { SharedLive } from './live/sharedFollower.js';
 import { SharedCaches } from './ledger/sharedCache.js';
-import { SharedPendingPools } from './ledger/sharedPendingPool.js';
+import { SharedSubmissions } from './ledger/sharedPendingPool.js';
 import { UpstreamHeads } from './live/upstreamHeads.js';
 import { registry, trackFilters } from './metrics.js';
 import { instrumentRelay } from './relay/instrument.js';
@@ -105,9 +105,9 @@ export async function startGateway(config: Config, opts: GatewayOptions = {}): P
   const { redisUrl } = config.limits;
   const { sharedCacheBytes: bytes, sharedCacheTtlMs: ttlMs, sharedCacheMaxEntryBytes: maxEntryBytes } = config.relay;
   const caches = redisUrl && bytes > 0 ? await SharedCaches.open(redisUrl, { bytes, ttlMs, maxEntryBytes }) : undefined;
-  // Only ledger networks keep a pending pool; the connection is made anyway, as for the shared cache.
-  const pools = redisUrl ? await SharedPendingPools.open(redisUrl) : undefined;
-  const backends = new Backends(config, upstreams, local, logger, filters, hbar, shared, caches, pools);
+  // Only ledger networks submit; the connection is made anyway, as for the shared cache.
+  const submissions = redisUrl ? await SharedSubmissions.open(redisUrl) : undefined;
+  const backends = new Backends(config, upstreams, local, logger, filters, hbar, shared, caches, submissions);
   backends.checkConfiguredUpstreams(router.networks());
 
   const server = createPublicServer(config.server);
@@ -259,7 +259,7 @@ class Backends {
     private readonly hbar: HbarBudgets,
     private readonly shared: SharedLive | undefined,
     private readonly caches: SharedCaches | undefined,
-    private readonly pools: SharedPendingPools | undefined,
+    private readonly submissions: SharedSubmissions | undefined,
   ) {}
 
   /** The network's one follower for eth_subscribe, reading the chain as its filters do. */
@@ -326,7 +326,8 @@ class Backends {
           filters: this.filters,
           hbar: this.hbar,
           sharedCache: this.caches?.network(network.id, ledger.mirrorUrl),
-          pendingPool: this.pools?.network(network.id, ledger.mirrorUrl),
+          pendingPool: this.submissions?.pool(network.id, ledger.mirrorUrl),
+          senders: this.submissions?.senders(network.id, ledger.mirrorUrl),
         }));
     });
   }
@@ -363,6 +364,6 @@ class Backends {
     for (const feed of this.feeds.values()) (await feed.catch(() => undefined))?.close();
     await Promise.all([...this.evm.values()].map((e) => e.pool.close()));
     await Promise.all([...this.relays.values()].map(async (r) => (await r.catch(() => undefined))?.close()));
-    await Promise.all([this.shared?.close(), this.caches?.close(), this.pools?.close()]);
+    await Promise.all([this.shared?.close(), this.caches?.close(), this.submissions?.close()]);
   }
 }

@@ -12,6 +12,8 @@ import type { Redis } from 'ioredis';
 import { failFastRedis, firstAttempt } from '../limits/failFastRedis.js';
 import { ScriptBatch } from '../limits/scriptBatch.js';
 import { LocalPendingPool, type PendingPool } from './pendingPool.js';
+import type { PendingNonces, SenderLocks } from './senderOrder.js';
+import { SharedPendingNonces, SharedSenderLocks, withSenderCommands } from './sharedSenders.js';
 
 export interface SharedPendingPoolOptions {
   /** An entry not removed by then (its instance died mid-submission) is dropped: past the longest submission. */
@@ -59,33 +61,49 @@ const POOL_FN = `function(keys, argv)
   return 1
 end`;
 
-/** The gateway's one connection for shared pending pools; `network` gives each network's. */
-export class SharedPendingPools {
+/**
+ * The gateway's one connection for what ledger submissions share across instances: each network's pending pool and
+ * its senders' turns and pending nonces (sharedSenders.ts).
+ */
+export class SharedSubmissions {
   private readonly batch: ScriptBatch<number>;
+  private readonly client: ReturnType<typeof withSenderCommands>;
 
   private constructor(
-    private readonly client: Redis,
+    client: Redis,
     private readonly opts: SharedPendingPoolOptions,
   ) {
+    this.client = withSenderCommands(client);
     this.batch = new ScriptBatch<number>(client, 'pendingPool', POOL_FN);
     // Each command's failure is answered where it is made; the client reconnects on its own.
     this.client.on('error', () => {});
   }
 
-  static async open(url: string, opts: SharedPendingPoolOptions = POOL_DEFAULTS): Promise<SharedPendingPools> {
+  static async open(url: string, opts: SharedPendingPoolOptions = POOL_DEFAULTS): Promise<SharedSubmissions> {
     const client = await failFastRedis(url);
     await firstAttempt(client);
-    return new SharedPendingPools(client, opts);
+    return new SharedSubmissions(client, opts);
   }
 
   /** `source` names the ledger (its mirror node's URL), as for the shared cache: one sandbox per instance is one chain each. */
-  network(id: string, source: string): PendingPool {
-    return new SharedPendingPool(this.client, this.batch, id, source, this.opts);
+  pool(network: string, source: string): PendingPool {
+    return new SharedPendingPool(this.client, this.batch, tagOf('pool', network, source), this.opts);
+  }
+
+  senders(network: string, source: string): { locks: SenderLocks; pending: PendingNonces } {
+    // A hash tag per sender: its lock and nonces are independent keys, on any shard of a Redis Cluster.
+    const keyOf = (what: string) => (sender: string) => `${tagOf('sender', network, source, sender.toLowerCase())}:${what}`;
+    return { locks: new SharedSenderLocks(this.client, keyOf('turn')), pending: new SharedPendingNonces(this.client, keyOf('nonces')) };
   }
 
   async close(): Promise<void> {
     await this.client.quit().catch(() => this.client.disconnect());
   }
+}
+
+/** A hash tag naming the network and its ledger, and `more`; a Redis Cluster keeps the keys under one tag on one shard. */
+function tagOf(kind: string, network: string, source: string, ...more: string[]): string {
+  return `gw:{${[kind, network, createHash('sha256').update(source).digest('base64url').slice(0, 16), ...more].join(':')}}`;
 }
 
 class SharedPendingPool implements PendingPool {
@@ -95,12 +113,10 @@ class SharedPendingPool implements PendingPool {
   constructor(
     private readonly client: Redis,
     private readonly batch: ScriptBatch<number>,
-    network: string,
-    source: string,
+    /** One tag for the network's set and its byte count, as the script needs. */
+    tag: string,
     private readonly opts: SharedPendingPoolOptions,
   ) {
-    // One hash tag per network: a Redis Cluster keeps both keys on one shard, as the script needs.
-    const tag = `gw:{pool:${network}:${createHash('sha256').update(source).digest('base64url').slice(0, 16)}}`;
     this.keys = [`${tag}:txs`, `${tag}:bytes`];
   }
 

@@ -58,6 +58,8 @@ export interface LedgerRelayOptions {
   sharedCache?: SharedCache;
   /** This network's pending pool (txpool_*) shared with the other instances on one Redis; each instance's own otherwise. */
   pendingPool?: PendingPool;
+  /** This network's senders' turns and pending nonces, likewise. */
+  senders?: MethodEnv['senders'];
 }
 
 /** geth's filter lifetime, for relays built without the gateway's filter service (tests, tools). */
@@ -79,8 +81,7 @@ export function createLedgerRelay(opts: LedgerRelayOptions): LedgerRelay {
   const consensus =
     ledger.operatorId && ledger.operatorKey ? consensusOnDemand({ ...ledger, operatorId: ledger.operatorId, operatorKey: ledger.operatorKey }) : undefined;
   const pending = opts.pendingPool ?? new LocalPendingPool();
-  // This instance's view; senders whose transactions reach several instances need a shared (Redis) pair instead.
-  const senders = { locks: new LocalSenderLocks(), pending: new LocalPendingNonces() };
+  const senders = opts.senders ?? { locks: new LocalSenderLocks(), pending: new LocalPendingNonces() };
   const sendSync = { defaultMs: relay.sendSyncDefaultMs, maxMs: relay.sendSyncMaxMs };
   const networkId = opts.network ?? `chain-${opts.chainId}`;
   const hbar = opts.hbar && { reserve: opts.hbar.reserve.bind(opts.hbar, networkId) };

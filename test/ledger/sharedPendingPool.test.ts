@@ -1,13 +1,13 @@
 /**
  * The pending pool (txpool_*) shared by gateway instances on one Redis (a private redis-server): a submission through
  * one gateway shows at the other until its receipt; entries are bounded and expire; a Redis fault leaves each
- * instance its own submissions and fails nothing.
+ * instance its own submissions and fails nothing. Senders' turns likewise (their pending nonces: pendingNonce.test.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { JsonRpcProvider, Transaction, Wallet } from 'ethers';
 import { startLedgerSandbox, type LedgerSandbox } from '../../packages/sandbox/src/index.js';
-import { SharedPendingPools } from '../../src/ledger/sharedPendingPool.js';
+import { SharedSubmissions } from '../../src/ledger/sharedPendingPool.js';
 import { eventually, RedisChild } from '../limits/support.js';
 import { rpc, startTestGateway, withLedgerNetwork, type TestGateway } from '../support/gateway.js';
 
@@ -15,10 +15,10 @@ const CHAIN_ID = 296;
 const sender = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
 const raw = (n: number, bytes = 8) => `0x${n.toString(16).padStart(2 * bytes, '0')}`;
 
-describe('ledger relay: one pending pool across instances on Redis', function () {
+describe("ledger relay: one pending pool and senders' turns across instances on Redis", function () {
   this.timeout(60_000);
   let redis: RedisChild;
-  let pools: SharedPendingPools[] = [];
+  let pools: SharedSubmissions[] = [];
 
   before(async () => (redis = await RedisChild.start()));
   after(async () => redis?.down());
@@ -30,9 +30,9 @@ describe('ledger relay: one pending pool across instances on Redis', function ()
   /** Instances' pools for one fresh network on the private Redis. */
   async function instances(count: number, opts = { ttlMs: 60_000, maxEntries: 100, maxBytes: 1 << 20 }) {
     const network = `test-${randomBytes(4).toString('hex')}`;
-    const opened = await Promise.all(Array.from({ length: count }, () => SharedPendingPools.open(redis.url, opts)));
+    const opened = await Promise.all(Array.from({ length: count }, () => SharedSubmissions.open(redis.url, opts)));
     pools.push(...opened);
-    return opened.map((p) => p.network(network, 'http://mirror.test'));
+    return opened.map((p) => p.pool(network, 'http://mirror.test'));
   }
 
   describe('two gateways on one ledger', () => {
@@ -98,6 +98,34 @@ describe('ledger relay: one pending pool across instances on Redis', function ()
     await a.add(sender(7), raw(7, 200));
     expect(await b.from(sender(7))).to.deep.equal([]);
     expect(await a.from(sender(7))).to.deep.equal([raw(7, 200)]);
+  });
+
+  it("a sender's turn held on one instance holds the sender on the others until it ends; with Redis down each instance's own turns order it", async () => {
+    const network = `test-${randomBytes(4).toString('hex')}`;
+    const opened = await Promise.all([0, 1].map(() => SharedSubmissions.open(redis.url)));
+    pools.push(...opened);
+    const [a, b] = opened.map((p) => p.senders(network, 'http://mirror.test').locks);
+    const endA = await a.acquire(sender(1));
+    let bHolds = false;
+    const bTurn = b.acquire(sender(1)).then((end) => ((bHolds = true), end));
+    // Another sender is not held.
+    (await b.acquire(sender(2)))();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(bHolds, "b took the sender's turn while a held it").to.equal(false);
+    endA();
+    (await bTurn)();
+    await redis.down();
+    try {
+      const end = await a.acquire(sender(1));
+      let second = false;
+      const next = a.acquire(sender(1)).then((e) => ((second = true), e));
+      await new Promise((r) => setTimeout(r, 50));
+      expect(second).to.equal(false);
+      end();
+      (await next)();
+    } finally {
+      await redis.up();
+    }
   });
 
   it("with Redis down an instance's own submissions still show, nothing fails, and the shared view returns with Redis", async () => {
