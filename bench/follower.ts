@@ -83,14 +83,15 @@ async function costOf(instances: number, limiter: 'redis' | 'memory'): Promise<F
   }
 }
 
-export function describeFollower(costs: Record<string, FollowerCost>): string {
-  const [one, ...rest] = CONFIGS.map((c) => [c.name, costs[c.name]] as const);
-  const line = ([name, f]: readonly [string, FollowerCost]) =>
-    `  ${name}: ${fmt(f.callsPerSecond, 2)} upstream calls/s (${fmt(f.pollsPerSecond, 2)} head polls/s) from ${f.polling} polling instance(s), ` +
-    `${fmt(f.notified[0])}-${fmt(f.notified[1])} notifications per subscriber`;
-  return [
-    `live follower, one newHeads + logs subscriber per instance, a block every ${BLOCK_MS} ms, ${SECONDS} s window:`,
-    `${line(one)} (baseline)`,
-    ...rest.map((r) => `${line(r)}; ${fmt(r[1].callsPerSecond / one[1].callsPerSecond, 2)}x one instance`),
-  ].join('\n');
+/** Rows of the bench's table: the case, then its figures and comparison in the last column. */
+export function followerRows(costs: Record<string, FollowerCost>): string[][] {
+  const one = costs[CONFIGS[0].name];
+  return CONFIGS.map(({ name }, i) => {
+    const f = costs[name];
+    const against = i === 0 ? 'baseline' : `${fmt(f.callsPerSecond / one.callsPerSecond, 2)}x one instance`;
+    const note =
+      `${against}: ${fmt(f.callsPerSecond, 2)} upstream calls/s (${fmt(f.pollsPerSecond, 2)} head polls/s) from ${f.polling} polling instance(s), ` +
+      `${fmt(f.notified[0])}-${fmt(f.notified[1])} notifications per subscriber; a block every ${BLOCK_MS} ms, ${SECONDS} s window`;
+    return [`live follower: ${name}, a subscriber each`, '', '', '', note];
+  });
 }

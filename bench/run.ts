@@ -12,7 +12,7 @@ import { loadConfig } from '../src/config/load.js';
 import type { ConfigInput } from '../src/config/schema.js';
 import { attacks } from './attacks.js';
 import { describeFarMirror, farMirror } from './farMirror.js';
-import { describeFollower, followerCosts } from './follower.js';
+import { followerCosts, followerRows } from './follower.js';
 import { describeJumbo, jumboDeployments } from './jumbo.js';
 import {
   call,
@@ -580,8 +580,9 @@ async function main() {
   if (!only || only === 'follower') {
     const follower = await followerCosts();
     results.follower = follower;
-    console.log(describeFollower(follower));
+    rows.push(...followerRows(follower));
     if (only === 'follower') {
+      printTable(rows);
       writeResults({ ...readResults(), follower });
       return;
     }
