@@ -132,8 +132,19 @@ export class LedgerReads {
     return this.newest && this.newest.number > head.number ? this.newest : head;
   }
 
+  /**
+   * The mirror node refuses (400) a number longer than any it stores (over 10 digits); past the head that is a block
+   * that does not exist, as geth and the official relay answer, not the caller's bad input.
+   */
   blockByNumber(n: number): Promise<MirrorBlock | null> {
-    return this.cache.final(`block:${n}`, async () => this.saw(await this.mirror.get<MirrorBlock>(`/api/v1/blocks/${n}`)));
+    return this.cache.final(`block:${n}`, async () => {
+      try {
+        return this.saw(await this.mirror.get<MirrorBlock>(`/api/v1/blocks/${n}`));
+      } catch (err) {
+        if (isGatewayError(err) && err.errorName === 'INVALID_PARAMS' && n > (await this.latestBlock()).number) return null;
+        throw err;
+      }
+    });
   }
 
   /**

@@ -81,6 +81,15 @@ describe('raw encodings, web3_sha3 and the pending pool', function () {
     expect(await result(relay, 'debug_getRawHeader', [UNKNOWN_HASH])).to.equal('0x');
   });
 
+  it('a block number the mirror node refuses as too long (past any real block) is no block, as a number it does not have', async () => {
+    // The mirror node takes block numbers of at most 10 digits and answers 400 past them (the official suites ask 0xffffffffffff).
+    const far = '0xffffffffffff';
+    expect(await result(relay, 'debug_getRawHeader', [far])).to.equal('0x');
+    expect(await result(relay, 'debug_getRawBlock', [far])).to.equal('0x');
+    expect(await result(relay, 'debug_getRawReceipts', [far])).to.deep.equal([]);
+    expect(await result(relay, 'eth_getBlockByNumber', [far, false])).to.equal(null);
+  });
+
   it("debug_getRawReceipts are the receipts the block's receiptsRoot commits to; [] for an unknown block", async () => {
     const receipt = await result(relay, 'eth_getTransactionReceipt', [hash]);
     const block = await result(relay, 'eth_getBlockByNumber', [receipt.blockNumber, false]);

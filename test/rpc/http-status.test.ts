@@ -4,12 +4,36 @@
  * EthereumRPCConformityService and batch handling).
  */
 import { expect } from 'chai';
+import { JsonRpcProvider } from 'ethers';
+import { createPublicClient, http } from 'viem';
 import { defaultPlans } from '../../src/config/catalogue.js';
 import { rpc, startTestGateway, type TestGateway } from '../support/gateway.js';
 
 const call = (method: string, params: unknown[] = [], id: unknown = 1) => ({ jsonrpc: '2.0', id, method, params });
 /** A creation call whose init code reverts at once (PUSH1 0 PUSH1 0 REVERT). */
 const REVERTING_CALL = call('eth_call', [{ data: '0x60006000fd' }, 'latest']);
+
+const BAD_ADDRESS: [string, unknown[]] = ['eth_getBalance', ['0xzz', 'latest']];
+
+/** What ethers v6 and viem make of a params error: the error each throws, reduced to what a caller can read. */
+async function clientErrors(url: string) {
+  const ethers = new JsonRpcProvider(url, 296, { staticNetwork: true });
+  const viem = createPublicClient({ transport: http(url, { retryCount: 0 }) });
+  const out: Record<string, unknown> = {};
+  try {
+    await ethers.send(...BAD_ADDRESS);
+  } catch (e: any) {
+    out.ethers = { code: e.code, rpcCode: e.error?.code, inResponseBody: JSON.parse(e.info?.responseBody ?? 'null')?.error?.code };
+  } finally {
+    ethers.destroy();
+  }
+  try {
+    await viem.request({ method: BAD_ADDRESS[0] as 'eth_getBalance', params: BAD_ADDRESS[1] as never });
+  } catch (e: any) {
+    out.viem = { name: e.name, code: e.code };
+  }
+  return out;
+}
 
 async function statuses(t: TestGateway, path: string, bodies: Record<string, unknown>) {
   const url = `${t.gw.url}/${path}/v1/${t.key}/rpc`;
@@ -48,6 +72,13 @@ describe('HTTP status of JSON-RPC errors', function () {
         batchWithErrors: [200, undefined],
       });
     });
+
+    it('ethers v6 and viem both show the JSON-RPC code of an error answered 200', async () => {
+      expect(await clientErrors(`${t.gw.url}/hedera-testnet/v1/${t.key}/rpc`)).to.deep.equal({
+        ethers: { code: 'UNKNOWN_ERROR', rpcCode: -32602, inResponseBody: undefined },
+        viem: { name: 'InvalidParamsRpcError', code: -32602 },
+      });
+    });
   });
 
   describe('with relay.httpErrorMapping official', () => {
@@ -66,6 +97,14 @@ describe('HTTP status of JSON-RPC errors', function () {
         invalidRequest: [400, -32600],
         revert: [200, 3],
         batchWithErrors: [200, undefined],
+      });
+    });
+
+    // docs/relay-differences.md (HTTP statuses and clients): what each client makes of a 400.
+    it('viem still shows the JSON-RPC code of a 400; ethers v6 throws SERVER_ERROR, the code only in the response body text', async () => {
+      expect(await clientErrors(`${t.gw.url}/hedera-testnet/v1/${t.key}/rpc`)).to.deep.equal({
+        ethers: { code: 'SERVER_ERROR', rpcCode: undefined, inResponseBody: -32602 },
+        viem: { name: 'InvalidParamsRpcError', code: -32602 },
       });
     });
 
