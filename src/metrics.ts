@@ -130,7 +130,7 @@ export const rpcNotifications = new Counter({
 
 export const rpcSocketsClosed = new Counter({
   name: 'gateway_rpc_websocket_closes_total',
-  help: 'JSON-RPC WebSockets closed by the gateway, by reason: slow_reader (send buffer over server.wsMaxBufferedBytes), no_pong, idle, quota (closes made by the edge, for revocation or shutdown, are not counted here)',
+  help: 'JSON-RPC WebSockets closed by the gateway, by reason: slow_reader (send buffer over server.wsMaxBufferedBytes), no_pong, idle, quota, plan (a downgrade lowered the key\'s maxSockets below its open sockets: the newest close; closes made by the edge, for revocation or shutdown, are not counted here)',
   labelNames: ['reason'] as const,
   registers: [registry],
 });

@@ -11,6 +11,7 @@ import WebSocket, { WebSocketServer } from 'ws';
 import { GatewayError, isGatewayError } from '../errors.js';
 import { PendingSockets } from './pendingSockets.js';
 import type { Route } from './route.js';
+import type { VerifiedKey } from '../keys/types.js';
 import type { Caller, SocketEndpoint, SocketMessage, SocketSession } from './types.js';
 
 export interface SocketGateOptions {
@@ -84,6 +85,7 @@ class GatedSession implements SocketSession {
   private readonly messageListeners: Listener<[SocketMessage]>[] = [];
   private readonly refusedListeners: Listener<[SocketMessage, GatewayError, boolean]>[] = [];
   private readonly closeListeners: Listener<[]>[] = [];
+  private readonly recheckListeners: Listener<[VerifiedKey]>[] = [];
   private readonly timers: NodeJS.Timeout[] = [];
   /** Messages are admitted one at a time so charging never reorders them. */
   private queue = Promise.resolve();
@@ -113,6 +115,9 @@ class GatedSession implements SocketSession {
   }
   onClose(listener: Listener<[]>): void {
     this.closeListeners.push(listener);
+  }
+  onRecheck(listener: Listener<[VerifiedKey]>): void {
+    this.recheckListeners.push(listener);
   }
 
   start(): void {
@@ -170,7 +175,8 @@ class GatedSession implements SocketSession {
 
   /**
    * The key is checked again as at open, every `keyCheckMs`: the session takes the key's current record, so endpoints
-   * and charging read its current plan, and a key revoked, or moved to a plan without this socket's API, closes it.
+   * and charging read its current plan, endpoints apply its bounds to what is open, and a key revoked, or moved to a
+   * plan without this socket's API, closes it.
    */
   private watchKey(): void {
     this.timers.push(
@@ -178,7 +184,9 @@ class GatedSession implements SocketSession {
         if (!this.caller || this.closed) return;
         try {
           const current = await this.opts.recheck(this.req, this.route, this.messageKey);
-          if (current && !this.closed) this.caller = current;
+          if (!current || this.closed) return;
+          this.caller = current;
+          for (const l of this.recheckListeners) await l(current.key);
         } catch (err) {
           // A failing key store is neither a revocation nor a plan change: the socket keeps the record it has.
           if (!isGatewayError(err) || this.closed) return;

@@ -130,5 +130,10 @@ export interface SocketSession {
   onRefused(listener: (message: SocketMessage, err: GatewayError, authenticated: boolean) => void): void;
   /** The socket closed, from either side. */
   onClose(listener: () => void): void;
+  /**
+   * The edge verified the key again (every `keys.cacheTtlMs`) and `caller` holds its current record: the plan's bounds
+   * on what is already open (sockets, subscriptions) apply again, so a downgrade reaches open sockets.
+   */
+  onRecheck(listener: (key: VerifiedKey) => void): void;
   close(code: number, reason: string): void;
 }

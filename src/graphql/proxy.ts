@@ -11,7 +11,8 @@ import type { UpstreamResolver } from '../edge/upstreams.js';
 import { GatewayError } from '../errors.js';
 import { createAgent, forwardableRequestHeaders, forwardableResponseHeaders, requestUpstream } from '../rest/upstream.js';
 import { checkQuery, graphqlErrorBody, parseGraphqlRequest, priceOf } from './guards.js';
-import { ConnectionCounter, StartMeasures, SubscriptionRelay, isInit, isSubscribe, keyFromInitPayload, pickProtocol } from './subscriptions.js';
+import { KeySlots } from '../edge/keySlots.js';
+import { StartMeasures, SubscriptionRelay, isInit, isSubscribe, keyFromInitPayload, pickProtocol, type Running } from './subscriptions.js';
 
 export interface GraphqlProxyOptions {
   upstreams: UpstreamResolver;
@@ -27,8 +28,8 @@ export interface GraphqlProxyOptions {
 export function createGraphqlProxy(opts: GraphqlProxyOptions): ApiHandler {
   const agent = createAgent(opts.timeoutMs);
   const { server } = opts;
-  const connections = new ConnectionCounter();
-  const subscriptions = new ConnectionCounter();
+  const connections = new KeySlots<SubscriptionRelay>();
+  const subscriptions = new KeySlots<Running>();
   const starts = new StartMeasures(server.graphqlCostPerRequest);
 
   return {

@@ -11,6 +11,7 @@ import WebSocket, { type RawData } from 'ws';
 import type { SocketMessage, SocketSession } from '../edge/types.js';
 import { GatewayError, isGatewayError } from '../errors.js';
 import type { VerifiedKey } from '../keys/types.js';
+import { KeySlots } from '../edge/keySlots.js';
 import { registry } from '../metrics.js';
 import { upstreamFailure } from '../rest/upstream.js';
 import { graphqlErrorBody, judgeQuery, measureQuery, priceOf, type GraphqlLimits, type QueryMeasure } from './guards.js';
@@ -46,20 +47,10 @@ const CLIENT_TYPES: Record<Protocol, ReadonlySet<string>> = {
 const STARTS = new Set(['subscribe', 'start']);
 const ENDS = new Set(['complete', 'stop']);
 
-/** Open things (connections, running subscriptions) per key id, against a per-plan bound (GraphQL's maxSubscriptions unless told otherwise). */
-export class ConnectionCounter {
-  private readonly open = new Map<string, number>();
-  tryOpen(key: VerifiedKey, limit = key.plan.maxSubscriptions): boolean {
-    const n = this.open.get(key.id) ?? 0;
-    if (n >= limit) return false;
-    this.open.set(key.id, n + 1);
-    return true;
-  }
-  release(keyId: string): void {
-    const n = (this.open.get(keyId) ?? 1) - 1;
-    if (n <= 0) this.open.delete(keyId);
-    else this.open.set(keyId, n);
-  }
+/** One running subscription, as the key's subscription slots hold it. */
+export interface Running {
+  relay: SubscriptionRelay;
+  id: string | number;
 }
 
 interface Message {
@@ -77,10 +68,10 @@ export interface RelayOptions {
   /** Unsent bytes a client socket may have, and bytes waiting for the upstream; past it the socket closes with 4008. */
   maxBufferedBytes: number;
   idleTimeoutMs?: number;
-  /** Connections per key, counted from authentication. */
-  connections: ConnectionCounter;
-  /** Running subscriptions per key, across its connections. */
-  subscriptions: ConnectionCounter;
+  /** Connections per key, counted from authentication, bounded by the plan's maxSubscriptions. */
+  connections: KeySlots<SubscriptionRelay>;
+  /** Running subscriptions per key, across its connections, bounded by the plan's maxSubscriptions. */
+  subscriptions: KeySlots<Running>;
   starts: StartMeasures;
 }
 
@@ -168,7 +159,7 @@ export class SubscriptionRelay {
   private readonly pending: string[] = [];
   private pendingBytes = 0;
   /** Running subscriptions by `idKey`, each counted once against the key's cap. */
-  private readonly active = new Set<string>();
+  private readonly active = new Map<string, Running>();
   private readonly timers: NodeJS.Timeout[] = [];
   private idleTimer?: NodeJS.Timeout;
   /** The key id whose connection this socket counts against, once counted. */
@@ -188,6 +179,7 @@ export class SubscriptionRelay {
     this.session.onMessage((m) => this.fromClient(m));
     this.session.onRefused((m, err, authenticated) => this.refused(m, err, authenticated));
     this.session.onClose(() => this.close(1000, ''));
+    this.session.onRecheck((key) => this.applyPlan(key));
     // A key in the handshake (header or path) authenticated the socket already: it counts from now, not from its init.
     if (this.session.caller) this.countConnection();
   }
@@ -226,17 +218,36 @@ export class SubscriptionRelay {
     }
     // A start that reuses a running id replaces that subscription (legacy) or is refused upstream (graphql-ws): one count.
     if (this.active.has(idKey(id))) return true;
-    if (!this.opts.subscriptions.tryOpen(key)) {
+    const running = { relay: this, id };
+    if (!this.opts.subscriptions.tryTake(key.id, running, key.plan.maxSubscriptions)) {
       this.refuseOperation(id, new GatewayError('TOO_MANY_RUNNING_SUBSCRIPTIONS', `your plan allows ${key.plan.maxSubscriptions}`));
       return false;
     }
-    this.active.add(idKey(id));
+    this.active.set(idKey(id), running);
     return true;
   }
 
   /** A subscription that ended (client complete/stop, upstream complete/error) no longer counts. */
   private ended(id: string | number): void {
-    if (this.active.delete(idKey(id))) this.opts.subscriptions.release(this.session.caller!.key.id);
+    const running = this.active.get(idKey(id));
+    if (!running) return;
+    this.active.delete(idKey(id));
+    this.opts.subscriptions.release(this.session.caller!.key.id, running);
+  }
+
+  /**
+   * The key's current plan, re-read by the edge, bounds what the key has open on every connection: past a lowered
+   * bound the newest connections close as a connection past it is refused, then the newest subscriptions end with an
+   * `error` for their id (ending it in both protocols) and the upstream is told to stop them.
+   */
+  private applyPlan(key: VerifiedKey): void {
+    const limit = key.plan.maxSubscriptions;
+    for (const relay of this.opts.connections.beyond(key.id, limit)) relay.refuseConnection(new GatewayError('TOO_MANY_SUBSCRIPTIONS', `your plan allows ${limit}`));
+    for (const { relay, id } of this.opts.subscriptions.beyond(key.id, limit)) {
+      relay.ended(id);
+      relay.toUpstream(JSON.stringify({ id, type: relay.protocol === MODERN ? 'complete' : 'stop' }));
+      relay.refuseOperation(id, new GatewayError('TOO_MANY_RUNNING_SUBSCRIPTIONS', `your plan allows ${limit}`));
+    }
   }
 
   /** A message the edge refused: before authentication the connection, afterwards the one operation. */
@@ -251,7 +262,7 @@ export class SubscriptionRelay {
   private countConnection(): boolean {
     const key = this.session.caller!.key;
     if (this.counted) return true;
-    if (!this.opts.connections.tryOpen(key)) {
+    if (!this.opts.connections.tryTake(key.id, this, key.plan.maxSubscriptions)) {
       this.refuseConnection(new GatewayError('TOO_MANY_SUBSCRIPTIONS', `your plan allows ${key.plan.maxSubscriptions}`));
       return false;
     }
@@ -353,8 +364,8 @@ export class SubscriptionRelay {
     for (const t of this.timers) clearTimeout(t);
     clearTimeout(this.idleTimer);
     if (this.counted) {
-      this.opts.connections.release(this.counted);
-      for (let i = 0; i < this.active.size; i++) this.opts.subscriptions.release(this.counted);
+      this.opts.connections.release(this.counted, this);
+      for (const running of this.active.values()) this.opts.subscriptions.release(this.counted, running);
       openConnections.dec({ network: this.session.route.network?.id ?? '' });
     }
     this.active.clear();

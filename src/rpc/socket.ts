@@ -5,7 +5,9 @@
  * exactly as over HTTP, and keeps `eth_subscribe` (`newHeads`, `logs`, `newPendingTransactions`) and `eth_unsubscribe`
  * itself.
  *
- * Bounds: sockets per key and subscriptions per socket are set by the plan; a socket that does not answer a ping by
+ * Bounds: sockets per key and subscriptions per socket are set by the plan, read again as the edge re-verifies the key:
+ * after a downgrade the newest sockets past the new bound close with 4429 and the newest subscriptions past it stop
+ * (JSON-RPC has no message that ends a subscription: a later eth_unsubscribe finds none). A socket that does not answer a ping by
  * the next one is cut off, and one idle (no message, none being answered, no subscription) is closed; a reader slower
  * than what it asked for is closed with 4008 once its unsent bytes pass `server.wsMaxBufferedBytes`. Notifications
  * count against the key's monthly quota; once it is used up the socket closes with 4429. A socket opened without a
@@ -15,9 +17,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import WebSocket from 'ws';
 import type { NetworkRef } from '../edge/route.js';
+import { KeySlots } from '../edge/keySlots.js';
 import type { SocketEndpoint, SocketMessage, SocketSession } from '../edge/types.js';
 import { GatewayError, isGatewayError } from '../errors.js';
-import { ConnectionCounter } from '../graphql/subscriptions.js';
 import type { VerifiedKey } from '../keys/types.js';
 import type { Limiter, WriteBudget } from '../limits/types.js';
 import type { NetworkFeed } from '../live/feed.js';
@@ -60,7 +62,7 @@ export function rpcSocketEndpoint(opts: RpcSocketOptions): SocketEndpoint {
     if (!parsed) parsedMessages.set(message, (parsed = parseBody(message.text, opts.maxBatch)));
     return parsed;
   };
-  const connections = new ConnectionCounter();
+  const sockets = new KeySlots<SocketSession>();
   const sessions = new Set<RpcSession>();
   // One timer for every socket: pings, idle checks and quota counts (idle sockets cost no timers of their own).
   let timers: NodeJS.Timeout[] = [];
@@ -91,20 +93,29 @@ export function rpcSocketEndpoint(opts: RpcSocketOptions): SocketEndpoint {
           session.close(CLOSE.NO_KEY, 'API key missing: send it in a header or in the path (/v1/<key>/rpc)');
         });
       }
-      if (!connections.tryOpen(key, key.plan.maxSockets)) {
-        const err = new GatewayError('TOO_MANY_SOCKETS', `your ${key.planName} plan allows ${key.plan.maxSockets}`);
-        return session.close(4000 + err.http, err.message);
-      }
+      if (!sockets.tryTake(key.id, session, key.plan.maxSockets)) return closeOverCap(session, key);
       const rpc = new RpcSession(session, network, opts, parse);
       sessions.add(rpc);
       startTimers();
+      session.onRecheck((current) => {
+        for (const newer of sockets.beyond(current.id, current.plan.maxSockets)) {
+          rpcSocketsClosed.inc({ reason: 'plan' });
+          closeOverCap(newer, current);
+        }
+        rpc.applyPlan();
+      });
       session.onClose(() => {
         rpc.ended();
         sessions.delete(rpc);
-        connections.release(key.id);
+        sockets.release(key.id, session);
       });
     },
   };
+}
+
+function closeOverCap(session: SocketSession, key: VerifiedKey): void {
+  const err = new GatewayError('TOO_MANY_SOCKETS', `your ${key.planName} plan allows ${key.plan.maxSockets}`);
+  session.close(4000 + err.http, err.message);
 }
 
 function refuse(session: SocketSession, parsed: ParsedBody, err: GatewayError): void {
@@ -184,6 +195,16 @@ class RpcSession {
       },
       (err) => this.opts.logger?.error({ err }, 'counting notifications failed'),
     );
+  }
+
+  /** Stops the newest subscriptions past the plan's bound, which a downgrade may have lowered. */
+  applyPlan(): void {
+    const excess = this.subscriptions.size - this.key.plan.maxSubscriptionsPerSocket;
+    if (excess <= 0) return;
+    for (const id of [...this.subscriptions.keys()].slice(-excess)) {
+      this.subscriptions.get(id)!();
+      this.subscriptions.delete(id);
+    }
   }
 
   /** The socket closed (either side): subscriptions stop, delivered notifications are counted. */

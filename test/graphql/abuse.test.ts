@@ -164,6 +164,8 @@ describe('GraphQL abuse bounds: cost, numeric ids, per-key caps, buffers', funct
         overrides: {
           // The free plan's guards and caps, without its per-second budget getting in the way.
           plans: { ...plans, free: { ...plans.free, requestsPerSecond: 10_000 } },
+          // Open sockets read the key's plan again this often.
+          keys: { cacheTtlMs: 200 },
           chains: { hedera: { kind: 'ledger', displayName: 'Hedera', networks: { mainnet: { chainId: 295, apis: ['rpc', 'graphql'] } } } },
         },
       },
@@ -307,6 +309,41 @@ describe('GraphQL abuse bounds: cost, numeric ids, per-key caps, buffers', funct
     const outcome = await Promise.race([third.closed, third.next((m) => m.type === 'connection_ack').then(() => 'acknowledged')]);
     expect(outcome).to.deep.equal({ code: 4429, reason: 'Limit exceeded: open subscription connections for this key' });
     for (const w of waiting) w.ws.close();
+  });
+
+  it('a downgrade reaches open sockets: the newest connections close and the newest subscriptions end past the new cap', async () => {
+    const dev = await edge.addKey('developer');
+    const header = { 'x-api-key': dev.raw };
+    const modern = await Raw.open(url, 'graphql-transport-ws', header);
+    const legacy = await Raw.open(url, 'graphql-ws', header);
+    const newest = await Raw.open(url, 'graphql-transport-ws', header);
+    for (const conn of [modern, legacy, newest]) {
+      conn.send({ type: 'connection_init', payload: {} });
+      await conn.next((m) => m.type === 'connection_ack');
+    }
+    const seen = since();
+    modern.send({ id: 'a', type: 'subscribe', payload: { query: SUB } });
+    modern.send({ id: 'b', type: 'subscribe', payload: { query: SUB } });
+    legacy.send({ id: 1, type: 'start', payload: { query: SUB } });
+    legacy.send({ id: 2, type: 'start', payload: { query: SUB } });
+    await until(() => seen().filter((m) => m.type === 'subscribe' || m.type === 'start').length === 4, 'four subscriptions reach the upstream');
+
+    await edge.store.setPlan(dev.id, 'free');
+    expect(await newest.closed).to.deep.equal({ code: 4429, reason: 'Limit exceeded: open subscription connections for this key' });
+    for (const id of [2, 1]) {
+      const ended = await legacy.next((m) => m.type === 'error' && m.id === id);
+      expect(ended.payload.extensions.code).to.equal('RATE_LIMITED');
+      expect(ended.payload.message).to.contain('your plan allows 2');
+    }
+    await until(() => [1, 2].every((id) => seen().some((m) => m.id === id && m.type === 'stop')), 'the upstream is told to stop 1 and 2');
+    expect(modern.messages.filter((m) => m.type === 'error'), 'the oldest two keep running').to.deep.equal([]);
+
+    legacy.send({ id: 3, type: 'start', payload: { query: SUB } });
+    expect((await legacy.next((m) => m.type === 'error' && m.id === 3)).payload.message).to.contain('your plan allows 2');
+    modern.send({ id: 'a', type: 'complete' });
+    legacy.send({ id: 4, type: 'start', payload: { query: SUB } });
+    await until(() => seen().some((m) => m.id === 4 && m.type === 'start'), 'a start within the new cap reaches the upstream');
+    for (const conn of [modern, legacy]) conn.ws.close();
   });
 
   it('closes a client that reads nothing once its unsent bytes pass server.wsMaxBufferedBytes', async () => {

@@ -15,6 +15,7 @@ import { Client } from './wsClient.js';
 const TEST_PLANS = {
   ...defaultPlans(),
   tiny: { requestsPerSecond: 1_000, monthlyQuota: 1_000_000, apis: ['rpc' as const], maxSockets: 2, maxSubscriptionsPerSocket: 2 },
+  roomy: { requestsPerSecond: 1_000, monthlyQuota: 1_000_000, apis: ['rpc' as const], maxSockets: 4, maxSubscriptionsPerSocket: 4 },
   metered: { requestsPerSecond: 1_000, monthlyQuota: 15, apis: ['rpc' as const] },
   trickle: { requestsPerSecond: 0.001, monthlyQuota: 1_000_000, apis: ['rpc' as const] },
   restonly: { requestsPerSecond: 1_000, monthlyQuota: 1_000_000, apis: ['rest' as const] },
@@ -214,6 +215,31 @@ describe('JSON-RPC over WebSocket', function () {
     });
     await t.gw.keyStore.setPlan(id, 'restonly');
     expect(await client.closed).to.deep.equal({ code: 4403, reason: 'Your plan does not include this API: the restonly plan does not include rpc' });
+  });
+
+  it('a downgrade reaches open sockets: the newest sockets and subscriptions past the new plan\'s bounds close and stop', async () => {
+    const { key, id } = await t.newKey('roomy');
+    const [a, b, c, d] = await Promise.all([1, 2, 3, 4].map(() => Client.open(wsUrl(t, 'ethereum-sepolia', key))));
+    const subs: string[] = [];
+    for (let i = 0; i < 4; i++) subs.push((await a.call('eth_subscribe', ['newHeads'])).result);
+    // A subscription keeps c and d from closing as idle, so their close is the plan's.
+    for (const busy of [c, d]) await busy.call('eth_subscribe', ['newHeads']);
+    const running = () => metric('gateway_rpc_subscriptions', { network: 'ethereum-sepolia' });
+    const [runningBefore, closedBefore] = [await running(), await metric('gateway_rpc_websocket_closes_total', { reason: 'plan' })];
+    await t.gw.keyStore.setPlan(id, 'tiny');
+    const overCap = { code: 4429, reason: 'Limit exceeded: open JSON-RPC WebSockets for this key: your tiny plan allows 2' };
+    expect(await c.closed).to.deep.equal(overCap);
+    expect(await d.closed).to.deep.equal(overCap);
+    expect(await metric('gateway_rpc_websocket_closes_total', { reason: 'plan' })).to.equal(closedBefore + 2);
+    // Socket a applies the plan to its subscriptions at its own next check of the key (every keys.cacheTtlMs): two stop
+    // there, and c's and d's ended with them.
+    for (let tries = 0; (await running()) > runningBefore - 4 && tries < 50; tries++) await sleep(100);
+    expect(await running()).to.equal(runningBefore - 4);
+    for (const stopped of subs.slice(2)) expect((await a.call('eth_unsubscribe', [stopped])).error).to.deep.equal({ code: -32000, message: 'subscription not found' });
+    expect((await a.call('eth_subscribe', ['newHeads'])).error).to.deep.equal({ code: -32005, message: 'Limit exceeded: subscriptions on this WebSocket: your tiny plan allows 2' });
+    expect((await a.call('eth_unsubscribe', [subs[0]])).result).to.equal(true);
+    expect((await b.call('eth_chainId')).result).to.equal('0xaa36a7');
+    for (const open of [a, b]) open.close();
   });
 
   it('an idle socket with no subscription is closed; one with a subscription stays open', async () => {
