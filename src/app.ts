@@ -126,6 +126,11 @@ export async function startGateway(config: Config, opts: GatewayOptions = {}): P
     maxPayloadBytes: config.server.wsMaxPayloadBytes,
     idleTimeoutMs: config.server.subscriptionIdleTimeoutMs,
     server: config.server,
+    logRangeFor: async (n) => {
+      if (n.chain.kind !== 'evm') return undefined;
+      const backend = backends.evmForwarder(n);
+      return (bounds, maxBlocks) => backend.checkLogRange('logs', bounds, maxBlocks);
+    },
   });
   let edge: Edge;
   const readiness = (): ReadinessCheck[] => [
@@ -283,7 +288,12 @@ class Backends {
   }
 
   async for(network: NetworkRef): Promise<RpcBackend> {
-    return network.chain.kind === 'ledger' ? this.relay(network) : this.evmBackend(network).backend;
+    return network.chain.kind === 'ledger' ? this.relay(network) : this.evmForwarder(network);
+  }
+
+  /** An EVM network's forwarder, for what other APIs hold to its JSON-RPC bounds. */
+  evmForwarder(network: NetworkRef): EvmForwarder {
+    return this.evmBackend(network).backend;
   }
 
   private evmBackend(network: NetworkRef) {

@@ -31,6 +31,8 @@ export interface QueryMeasure {
   bytes: number;
   depth: number;
   cost: number;
+  /** The parsed query, for checks that read its arguments (the EVM log range). */
+  document: DocumentNode;
 }
 
 /**
@@ -79,7 +81,7 @@ export function measureQuery(request: GraphqlRequest, maxBytes: number | undefin
     throw new GatewayError('GRAPHQL_PARSE_FAILED', (err as Error).message);
   }
   try {
-    return { bytes, ...measureDocument(document, request.variables ?? {}) };
+    return { bytes, document, ...measureDocument(document, request.variables ?? {}) };
   } catch (err) {
     // Nesting deep enough to exhaust the stack is far past any plan's depth.
     if (err instanceof RangeError) throw new GatewayError('GRAPHQL_TOO_DEEP', 'nested too deep to measure');

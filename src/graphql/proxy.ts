@@ -10,7 +10,10 @@ import type { ApiContext, ApiHandler } from '../edge/types.js';
 import type { UpstreamResolver } from '../edge/upstreams.js';
 import { GatewayError } from '../errors.js';
 import { createAgent, forwardableRequestHeaders, forwardableResponseHeaders, requestUpstream } from '../rest/upstream.js';
-import { checkQuery, graphqlErrorBody, parseGraphqlRequest, priceOf } from './guards.js';
+import type { NetworkRef } from '../edge/route.js';
+import type { LogBounds } from '../rpc/logRange.js';
+import { checkQuery, graphqlErrorBody, parseGraphqlRequest, priceOf, type GraphqlRequest, type QueryMeasure } from './guards.js';
+import { logQueryBounds } from './logBounds.js';
 import { KeySlots } from '../edge/keySlots.js';
 import { StartMeasures, SubscriptionRelay, isInit, isSubscribe, keyFromInitPayload, pickProtocol, type Running } from './subscriptions.js';
 
@@ -21,8 +24,19 @@ export interface GraphqlProxyOptions {
   maxPayloadBytes: number;
   /** Close connections that have had no client message and no running subscription for this long. */
   idleTimeoutMs?: number;
+  /**
+   * An EVM network's check of a log query's span, the one eth_getLogs meets (tags resolved against the head; the
+   * plan's maxLogBlocks, else the network's); undefined for networks without one.
+   */
+  logRangeFor?(network: NetworkRef): Promise<((bounds: LogBounds, maxBlocks: number | undefined) => Promise<unknown>) | undefined>;
   /** The price unit of a query's cost, and the bound on a socket's unsent bytes (the plans carry the query limits). */
   server: Pick<Config['server'], 'graphqlCostPerRequest' | 'wsMaxBufferedBytes'>;
+}
+
+/** What admission made of a query, for `handle`. */
+interface Priced {
+  request: GraphqlRequest;
+  measure: QueryMeasure;
 }
 
 export function createGraphqlProxy(opts: GraphqlProxyOptions): ApiHandler {
@@ -39,9 +53,11 @@ export function createGraphqlProxy(opts: GraphqlProxyOptions): ApiHandler {
       prepay: true,
       key: 'required',
       costOfBody(body, ctx, caller) {
-        const { cost } = checkQuery(parseGraphqlRequest(body), caller!.key.plan);
-        ctx.annotate({ graphqlCost: cost });
-        return priceOf(cost, server.graphqlCostPerRequest);
+        const request = parseGraphqlRequest(body);
+        const measure = checkQuery(request, caller!.key.plan);
+        ctx.annotate({ graphqlCost: measure.cost });
+        ctx.priced = { request, measure } satisfies Priced;
+        return priceOf(measure.cost, server.graphqlCostPerRequest);
       },
     },
     screen({ req }) {
@@ -54,6 +70,12 @@ export function createGraphqlProxy(opts: GraphqlProxyOptions): ApiHandler {
       if (!network) throw new GatewayError('NOT_FOUND');
       const { graphqlUrl } = await opts.upstreams(network);
       if (!graphqlUrl) throw new GatewayError('UPSTREAM_NOT_CONFIGURED', `${network.id} has no GraphQL upstream`);
+      const checkRange = await opts.logRangeFor?.(network);
+      if (checkRange) {
+        const { request, measure } = ctx.priced as Priced;
+        const maxBlocks = ctx.caller!.key.plan.maxLogBlocks;
+        await Promise.all(logQueryBounds(measure.document, request.variables ?? {}).map((bounds) => checkRange(bounds, maxBlocks)));
+      }
 
       const url = new URL(graphqlUrl);
       const upstream = await requestUpstream(agent, { network: network.id, upstream: 'graphql' }, {

@@ -123,6 +123,11 @@ export class EvmForwarder implements RpcBackend {
     ]);
   }
 
+  /** A log query from another API (the EVM GraphQL's `logs`) held to eth_getLogs's span: the plan's, else the network's. */
+  checkLogRange(method: string, bounds: LogBounds, maxBlocks = this.logs.maxBlocks): Promise<Span | undefined> {
+    return this.logRange.check(method, bounds, maxBlocks);
+  }
+
   /** `ctx` absent for the gateway's own reads (filters, subscriptions): the network's span, nobody charged. */
   private async getLogs(call: RpcCall, ctx?: CallContext): Promise<RpcOutcome> {
     const filter = filterOf(call);

@@ -2,7 +2,8 @@
  * The EVM log range bound (rpcPolicy.maxLogBlocks) through a real gateway in front of a devnet, with a recording
  * upstream: a span written with tags or a missing bound, and a filter's span, are refused without reaching the
  * upstream; a narrow span, a blockHash query and a filter that keeps within the bound go on as before. Then the
- * guard on its own: what it does when the head cannot be read, and how often it reads it.
+ * guard on its own: what it does when the head cannot be read, and how often it reads it. The EVM GraphQL's `logs`
+ * meets the same guard.
  */
 import { expect } from 'chai';
 import { defaultChains } from '../../src/config/catalogue.js';
@@ -10,6 +11,7 @@ import { GatewayError } from '../../src/errors.js';
 import { LogRange } from '../../src/rpc/logRange.js';
 import { rpc, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { UpstreamProxy } from '../support/upstreamProxy.js';
+import { postGraphql } from '../graphql/clients.js';
 
 const MAX = 100;
 const tooLarge = (method: string) => ({ code: -32000, message: `Range too large: ${method} spans at most ${MAX} blocks` });
@@ -99,6 +101,42 @@ describe('EVM log range bound on resolved bounds', function () {
     expect(answer.error).to.deep.equal(tooLarge('eth_getFilterLogs'));
     expect(sent).to.deep.equal([]);
     expect((await call(url, 'eth_getFilterChanges', [id])).result).to.be.an('array');
+  });
+});
+
+describe('EVM GraphQL logs held to the eth_getLogs span', function () {
+  this.timeout(120_000);
+  let t: TestGateway;
+
+  before(async () => {
+    t = await startTestGateway({ rpcPolicy: { maxLogBlocks: MAX } });
+    const [devnet] = (await t.gw.local!.upstreams(t.gw.router.network('ethereum')!)).rpc;
+    // Three times the bound, so the chain's whole history is too wide a span.
+    await rpc(devnet, { jsonrpc: '2.0', id: 1, method: 'hardhat_mine', params: [`0x${(3 * MAX).toString(16)}`] });
+  });
+  after(() => t?.close());
+
+  const post = (query: string, variables?: Record<string, unknown>) =>
+    postGraphql(`${t.gw.url}/ethereum/beta/graphql`, { query, variables }, { 'x-api-key': t.key });
+  const refused = { errors: [{ message: `Range too large: logs spans at most ${MAX} blocks`, extensions: { code: 'BAD_USER_INPUT' } }] };
+
+  for (const [name, query, variables] of [
+    ['from block 0 to a missing toBlock (the head)', '{ logs(filter: { fromBlock: 0 }) { index } }'],
+    ['a narrow alias beside one to a negative Long (a tag: the head)', '{ a: logs(filter: { fromBlock: 1, toBlock: 2 }) { index } b: logs(filter: { fromBlock: "0x0", toBlock: -2 }) { index } }'],
+    ['numbers in a variable, through a fragment', 'query ($f: FilterCriteria!) { ...L } fragment L on Query { logs(filter: $f) { index } }', { f: { fromBlock: 0, toBlock: '1000' } }],
+  ] as const) {
+    it(`refuses ${name}`, async () => {
+      expect(await post(query, variables)).to.deep.equal({ status: 200, body: refused });
+    });
+  }
+
+  it('answers a span within the bound, tags and numbers alike', async () => {
+    const head = Number(BigInt((await post('{ block { number } }')).body.data.block.number));
+    for (const query of [`{ logs(filter: { fromBlock: ${head - MAX + 1} }) { index } }`, `{ logs(filter: { fromBlock: 0, toBlock: "0x${(MAX - 1).toString(16)}" }) { index } }`]) {
+      const { status, body } = await post(query);
+      expect(status).to.equal(200);
+      expect(body, query).to.deep.equal({ data: { logs: [] } });
+    }
   });
 });
 

@@ -1,0 +1,77 @@
+/**
+ * The block bounds of the log queries in an EIP-1767 (EVM) GraphQL document: every root `logs(filter:)` field, aliases
+ * and fragments at the root included, so the gateway can hold each to the span eth_getLogs is held to. The EVM node
+ * resolves them as it resolves eth_getLogs's: a missing bound is the head, and so is a negative Long (its block tags:
+ * latest, pending, finalized, safe).
+ */
+import type { DocumentNode, FieldNode, SelectionSetNode, ValueNode } from 'graphql/language/ast.js';
+import { Kind } from 'graphql/language/kinds.js';
+import type { LogBounds } from '../rpc/logRange.js';
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Each root `logs` field's bounds as eth_getLogs takes them (hex numbers, `latest`, or absent). */
+export function logQueryBounds(document: DocumentNode, variables: Record<string, unknown>): LogBounds[] {
+  const fragments = new Map(document.definitions.flatMap((d) => (d.kind === Kind.FRAGMENT_DEFINITION ? [[d.name.value, d] as const] : [])));
+  const defaults = new Map<string, ValueNode>();
+  for (const def of document.definitions) {
+    if (def.kind !== Kind.OPERATION_DEFINITION) continue;
+    for (const v of def.variableDefinitions ?? []) if (v.defaultValue) defaults.set(v.variable.name.value, v.defaultValue);
+  }
+  const valueOf = (node: ValueNode): unknown => {
+    switch (node.kind) {
+      case Kind.VARIABLE: {
+        const name = node.name.value;
+        if (name in variables) return variables[name];
+        const fallback = defaults.get(name);
+        return fallback ? valueOf(fallback) : undefined;
+      }
+      case Kind.INT:
+      case Kind.FLOAT:
+        return Number(node.value);
+      case Kind.STRING:
+        return node.value;
+      case Kind.NULL:
+        return null;
+      case Kind.OBJECT:
+        return Object.fromEntries(node.fields.map((f) => [f.name.value, valueOf(f.value)]));
+      default:
+        return undefined;
+    }
+  };
+
+  const found: LogBounds[] = [];
+  const seen = new Set<string>();
+  const visit = (set: SelectionSetNode): void => {
+    for (const sel of set.selections) {
+      if (sel.kind === Kind.FIELD) {
+        if (sel.name.value === 'logs') found.push(boundsOf(sel, valueOf));
+      } else if (sel.kind === Kind.INLINE_FRAGMENT) visit(sel.selectionSet);
+      else if (!seen.has(sel.name.value)) {
+        // Each fragment once: a root selection cannot gain a field by being spread twice.
+        seen.add(sel.name.value);
+        const def = fragments.get(sel.name.value);
+        if (def) visit(def.selectionSet);
+      }
+    }
+  };
+  for (const def of document.definitions) if (def.kind === Kind.OPERATION_DEFINITION) visit(def.selectionSet);
+  return found;
+}
+
+function boundsOf(field: FieldNode, valueOf: (node: ValueNode) => unknown): LogBounds {
+  const arg = field.arguments?.find((a) => a.name.value === 'filter');
+  const filter = arg ? valueOf(arg.value) : undefined;
+  if (!isObject(filter)) return {};
+  return { fromBlock: asQuantity(filter.fromBlock), toBlock: asQuantity(filter.toBlock) };
+}
+
+/** A Long (an integer, or a decimal or 0x-hex string) as eth_getLogs writes it; anything else as sent, for the guard to refuse. */
+function asQuantity(value: unknown): unknown {
+  if (value === undefined || value === null) return undefined;
+  let n: bigint | undefined;
+  if (typeof value === 'number' && Number.isInteger(value)) n = BigInt(value);
+  else if (typeof value === 'string' && /^(0x[0-9a-f]+|-?\d+)$/i.test(value)) n = BigInt(value);
+  if (n === undefined) return value;
+  return n < 0n ? 'latest' : `0x${n.toString(16)}`;
+}
