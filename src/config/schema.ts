@@ -284,7 +284,14 @@ export const configSchema = z.object({
         .describe(
           'WebSockets one client address may have open before authenticating, per instance; further handshakes are refused with 429. The last quarter of wsMaxUnauthenticated is kept for addresses that have none waiting',
         ),
-      wsAuthTimeoutMs: z.number().int().positive().default(10_000).describe('How long a WebSocket may stay open without authenticating'),
+      wsAuthTimeoutMs: z
+        .number()
+        .int()
+        .positive()
+        .default(3_000)
+        .describe(
+          "How long a WebSocket may stay open without authenticating, and a GraphQL one without sending connection_init (graphql-ws servers' own default); short, so that waiting sockets cannot hold the slots others need",
+        ),
       clientIpHeader: z
         .string()
         .toLowerCase()

@@ -29,8 +29,11 @@ export interface GraphqlProxyOptions {
    * plan's maxLogBlocks, else the network's); undefined for networks without one.
    */
   logRangeFor?(network: NetworkRef): Promise<((bounds: LogBounds, maxBlocks: number | undefined) => Promise<unknown>) | undefined>;
-  /** The price unit of a query's cost, and the bound on a socket's unsent bytes (the plans carry the query limits). */
-  server: Pick<Config['server'], 'graphqlCostPerRequest' | 'wsMaxBufferedBytes'>;
+  /**
+   * The price unit of a query's cost, the bound on a socket's unsent bytes and on its wait for connection_init (the
+   * plans carry the query limits).
+   */
+  server: Pick<Config['server'], 'graphqlCostPerRequest' | 'wsMaxBufferedBytes' | 'wsAuthTimeoutMs'>;
 }
 
 /** What admission made of a query, for `handle`. */
@@ -119,6 +122,7 @@ export function createGraphqlProxy(opts: GraphqlProxyOptions): ApiHandler {
             return graphqlUrl;
           },
           timeoutMs: opts.timeoutMs,
+          initTimeoutMs: server.wsAuthTimeoutMs,
           maxPayloadBytes: opts.maxPayloadBytes,
           idleTimeoutMs: opts.idleTimeoutMs,
           maxBufferedBytes: server.wsMaxBufferedBytes,

@@ -33,8 +33,6 @@ const openConnections = new Gauge({
   registers: [registry],
 });
 
-/** How long a client has to send connection_init, as graphql-ws servers allow by default. */
-const INIT_TIMEOUT_MS = 10_000;
 /** A socket closed for reading too slowly is cut off after this long if it does not read the close frame. */
 const CLOSE_GRACE_MS = 2_000;
 const SLOW_READER = 4008;
@@ -63,6 +61,8 @@ export interface RelayOptions {
   upstreamUrl(): Promise<string>;
   /** Bound on the upstream WebSocket handshake. */
   timeoutMs: number;
+  /** How long a client has to send connection_init (server.wsAuthTimeoutMs, as for authenticating). */
+  initTimeoutMs: number;
   /** Largest message the upstream may send. */
   maxPayloadBytes: number;
   /** Unsent bytes a client socket may have, and bytes waiting for the upstream; past it the socket closes with 4008. */
@@ -175,7 +175,7 @@ export class SubscriptionRelay {
   }
 
   start(): void {
-    this.timers.push(setTimeout(() => !this.initialised && this.close(4408, 'Connection initialisation timeout'), INIT_TIMEOUT_MS));
+    this.timers.push(setTimeout(() => !this.initialised && this.close(4408, 'Connection initialisation timeout'), this.opts.initTimeoutMs));
     this.session.onMessage((m) => this.fromClient(m));
     this.session.onRefused((m, err, authenticated) => this.refused(m, err, authenticated));
     this.session.onClose(() => this.close(1000, ''));

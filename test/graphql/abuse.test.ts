@@ -346,6 +346,14 @@ describe('GraphQL abuse bounds: cost, numeric ids, per-key caps, buffers', funct
     for (const conn of [modern, legacy]) conn.ws.close();
   });
 
+  it('closes a socket authenticated at the handshake that sends no connection_init with 4408 after server.wsAuthTimeoutMs (3 s)', async function () {
+    // Below the 10 s such a socket was given before.
+    this.timeout(8_000);
+    expect(configSchema.shape.server.parse({}).wsAuthTimeoutMs).to.equal(3_000);
+    const waiting = await Raw.open(url, 'graphql-transport-ws', { 'x-api-key': PREMIUM.raw });
+    expect(await waiting.closed).to.deep.equal({ code: 4408, reason: 'Connection initialisation timeout' });
+  });
+
   it('closes a client that reads nothing once its unsent bytes pass server.wsMaxBufferedBytes', async () => {
     const conn = await Raw.open(url, 'graphql-transport-ws', { 'x-api-key': PREMIUM.raw });
     conn.send({ type: 'connection_init', payload: {} });
