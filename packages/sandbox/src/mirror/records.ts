@@ -357,7 +357,7 @@ export class EthRecords {
       function_parameters: hapi ? hapi.functionParameters : (etx?.input ?? tx.signedCall?.callData ?? '0x'),
       gas_consumed: hapi ? hapi.gasUsed : receipt ? hexNumber(receipt.gasUsed) : null,
       gas_limit: hapi ? hapi.gasLimit : etx ? hexNumber(etx.gas) : (tx.signedCall?.gasLimit ?? 0),
-      gas_used: hapi ? hapi.gasUsed : receipt ? hexNumber(receipt.gasUsed) : 0,
+      gas_used: hapi ? hapi.gasUsed : (tx.gasUsed ?? (receipt ? hexNumber(receipt.gasUsed) : 0)),
       hash,
       timestamp: tx.consensusTimestamp,
       to: contract ? longZeroAddress(contract.num) : contractId ? longZeroAddress(entityNum(contractId)!) : null,
