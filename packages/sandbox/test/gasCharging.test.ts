@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
 import { expect } from 'chai';
-import { Wallet, getBytes, keccak256, type TransactionRequest } from 'ethers';
+import { Wallet, keccak256, type TransactionRequest } from 'ethers';
 import { sandboxAccounts } from '../src/accounts.js';
 import { FEE_COLLECTOR_ACCOUNT, LedgerChain } from '../src/ledger/chain.js';
 import { startMirrorNode, type MirrorNode } from '../src/mirror/server.js';
+import { submitSigned } from './submitSigned.js';
 
 const CHAIN_ID = 298;
 const WEIBAR = 10_000_000_000n;
@@ -13,21 +13,13 @@ const NETWORK_PRICE = 71n;
 describe('sandbox ledger: gas is charged at the network price, on at least 80% of the limit', function () {
   let chain: LedgerChain;
   let mirror: MirrorNode;
-  let validStart = 1_700_000_000;
   const [a, b, c, d] = sandboxAccounts(4);
   const tinybar = async (address: string) => BigInt((await chain.evm.request({ method: 'eth_getBalance', params: [address, 'latest'] })) as string) / WEIBAR;
   const operatorAddress = () => chain.account(chain.operator.accountId)!.evmAddress;
 
   async function send(key: string, tx: TransactionRequest, maxGasAllowanceTinybar = 0n) {
     const signed = await new Wallet(key).signTransaction({ chainId: CHAIN_ID, nonce: 0, to: d.address, ...tx });
-    const bytes = getBytes(signed);
-    const status = await chain.submitEthereumTransaction({
-      transactionId: `${chain.operator.accountId}-${validStart++}-0`,
-      payer: chain.operator.accountId,
-      hash: `0x${createHash('sha384').update(bytes).digest('hex')}`,
-      ethereumData: bytes,
-      maxGasAllowanceTinybar,
-    });
+    const status = await submitSigned(chain, signed, maxGasAllowanceTinybar);
     expect(status).to.equal('OK');
     await chain.closeBlock();
     return chain.transactionByEthHash(keccak256(signed))!;
