@@ -46,13 +46,16 @@ describe('sandbox ledger: gas is charged at the network price, on at least 80% o
     expect(tx.transfers).to.deep.include({ account: FEE_COLLECTOR_ACCOUNT, amount: Number(fee + 100_000n) });
   });
 
-  it('refunds unused gas only down to 80% of the limit, and the mirror shows that as gas_used (gas_consumed is the EVM’s)', async () => {
+  it('refunds unused gas only down to 80% of the limit, and the mirror shows that as gas_used, its block’s too (gas_consumed is the EVM’s)', async () => {
     const before = await tinybar(b.address);
     const tx = await send(b.privateKey, { type: 2, gasLimit: 100_000, maxFeePerGas: 2_000n * WEIBAR, maxPriorityFeePerGas: 0n });
     expect(tx.result).to.equal('SUCCESS');
     expect(before - (await tinybar(b.address))).to.equal(80_000n * NETWORK_PRICE);
     const result = (await (await fetch(`${mirror.url}/api/v1/contracts/results/${tx.ethHash}`)).json()) as Record<string, unknown>;
     expect(result).to.include({ gas_used: 80_000, gas_consumed: 21_000, gas_limit: 100_000 });
+    // The block's gas is what its contract results were charged for: this one alone.
+    const block = (await (await fetch(`${mirror.url}/api/v1/blocks/${tx.blockNumber}`)).json()) as Record<string, unknown>;
+    expect(block.gas_used).to.equal(80_000);
   });
 
   it('splits the charge with the relayer when the sender offers less than the network price, refunding the relayer first', async () => {

@@ -800,7 +800,9 @@ export class LedgerChain extends EventEmitter implements LedgerView {
       timestampFrom: timestampString(fromNs),
       timestampTo: timestampString(toNs),
       count: records.length,
-      gasUsed: Number(evmBlock.gasUsed),
+      // The gas the block's contract results were charged for, as the importer sums the record file's
+      // (RecordFileParser.RecordItemAggregator): the network's figures, with their 80% floor, not the EVM's.
+      gasUsed: records.reduce((sum, r) => sum + (r.contractCall?.gasUsed ?? r.gasUsed ?? 0), 0),
       logsBloom: evmBlock.logsBloom,
       name: recordFileName(fromNs),
       // Roughly what a record file of this many transactions weighs.
@@ -899,7 +901,6 @@ export class LedgerChain extends EventEmitter implements LedgerView {
 interface EvmBlock {
   number: string;
   hash: string;
-  gasUsed: string;
   logsBloom: string;
 }
 
