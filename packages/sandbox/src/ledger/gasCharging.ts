@@ -8,13 +8,14 @@
  *   The offer is the signed `gasPrice` (legacy, EIP-2930) or `maxFeePerGas` (EIP-1559) in whole tinybars
  *   (`EthTxData.getMaxGasAsBigInteger` divided by 10^10); the tip plays no part.
  * - `FrameRunner.effectiveGasUsed`: the gas charged is at least gasLimit less `contracts.maxRefundPercentOfGasLimit`
- *   (20 by default, `ContractsConfig`), i.e. 80% of the limit.
+ *   percent of it. Networks have set it both ways: 20 (an 80% floor) is `ContractsConfig`'s default, restored by
+ *   hiero-consensus-node PR #22164; 100 (the gas used, nothing more) came with HIP-1249's throttle (PR #21384), and is
+ *   what the network under the official relay's conformity suites charges (consensus node v0.77: its recorded
+ *   receipts show 21,000 and 87,533 gas used of a 250,000 limit).
  * - `CustomGasCharging.maybeRefundGiven`: the unused gas is refunded at the network price, to the relayer first (up to
  *   what it paid), the rest to the sender.
  */
 const WEIBAR_PER_TINYBAR = 10n ** 10n;
-/** `contracts.maxRefundPercentOfGasLimit`'s default. */
-const MAX_REFUND_PERCENT_OF_GAS_LIMIT = 20n;
 
 export interface GasCharges {
   /** Taken up front from the sender, in tinybar. */
@@ -37,9 +38,9 @@ export function upfrontGasCharges(gasLimit: bigint, offeredTinybar: bigint, netw
   return { sender, relayer: cost - sender };
 }
 
-/** The gas the network charges for an execution that used `used`: never below 80% of the limit. */
-export function chargedGas(gasLimit: bigint, used: bigint): bigint {
-  const floor = gasLimit - (gasLimit * MAX_REFUND_PERCENT_OF_GAS_LIMIT) / 100n;
+/** The gas the network charges for an execution that used `used`: at most `maxRefundPercent` of the limit goes back. */
+export function chargedGas(gasLimit: bigint, used: bigint, maxRefundPercent: number): bigint {
+  const floor = gasLimit - (gasLimit * BigInt(maxRefundPercent)) / 100n;
   return used > floor ? used : floor;
 }
 

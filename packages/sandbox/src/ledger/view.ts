@@ -83,7 +83,7 @@ export interface LedgerTransaction {
    */
   signedCall?: { callData: string; gasLimit: number };
   /**
-   * For an ETHEREUMTRANSACTION the EVM ran: the gas the network charged for, at least 80% of the limit (the record's
+   * For an ETHEREUMTRANSACTION the EVM ran: the gas the network charged for (the record's
    * `ContractFunctionResult.gasUsed`, the mirror node's `gas_used`), where the EVM's own count is `gas_consumed`.
    */
   gasUsed?: number;
