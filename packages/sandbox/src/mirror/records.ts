@@ -15,7 +15,7 @@ import { entityNum, longZeroAddress } from '../ledger/ids.js';
 import type { LedgerTransaction, LedgerView } from '../ledger/view.js';
 import { entityIdAt } from './entities.js';
 import { syntheticTransferLogs } from './syntheticLogs.js';
-import { hexNumber, hexQuantity, timestampNanos, word, tinybarNumber } from './format.js';
+import { hexNumber, hexQuantity, rlpIntegerBytes, timestampNanos, word, tinybarNumber } from './format.js';
 
 interface EvmTransaction {
   from: string;
@@ -401,9 +401,9 @@ export class EthRecords {
       // A failed transaction's data (for a creation, its init code), as the real node gives it; null otherwise.
       failed_initcode: !succeeded && ethTx && ethTx.input !== '0x' ? ethTx.input : null,
       nonce: ethTx ? hexNumber(ethTx.nonce) : null,
-      r: ethTx ? word(ethTx.r) : null,
+      r: ethTx ? rlpIntegerBytes(ethTx.r) : null,
       result: tx.result,
-      s: ethTx ? word(ethTx.s) : null,
+      s: ethTx ? rlpIntegerBytes(ethTx.s) : null,
       status: succeeded ? '0x1' : '0x0',
       transaction_index: this.evmTransactionIndex(tx),
       type: hapi ? null : (type ?? 0),
