@@ -78,7 +78,7 @@ async function main(): Promise<number> {
   const results: Results = {};
   try {
     log('starting npm run sandbox');
-    const sandbox = await startSandbox(REPO, logDir);
+    const sandbox = await startSandbox(REPO, logDir, Number(acceptanceEnv.CHAIN_ID));
     stops.push(() => sandbox.process.stop());
     log(`sandbox: consensus ${sandbox.info.consensus}, mirror ${sandbox.info.mirrorOrigin}, operator ${sandbox.info.operatorId}`);
     const relays: RelayUnderTest[] = [];

@@ -42,8 +42,10 @@ export function parseBanner(text: string): SandboxInfo {
   };
 }
 
-export async function startSandbox(repo: string, logDir: string): Promise<{ info: SandboxInfo; process: Started }> {
-  const proc = start('npm', ['run', 'sandbox'], { cwd: repo, env: { ...process.env, SANDBOX_HOST: '127.0.0.1' }, logFile: path.join(logDir, 'sandbox.log') });
+/** `chainId`: the suites' (their env's CHAIN_ID): the conformity vectors hold transactions signed for it. */
+export async function startSandbox(repo: string, logDir: string, chainId: number): Promise<{ info: SandboxInfo; process: Started }> {
+  const env = { ...process.env, SANDBOX_HOST: '127.0.0.1', SANDBOX_CHAIN_ID: String(chainId) };
+  const proc = start('npm', ['run', 'sandbox'], { cwd: repo, env, logFile: path.join(logDir, 'sandbox.log') });
   try {
     const m = await proc.waitFor(/Ledger sandbox[\s\S]*?Started in[^\n]*\n/, 300_000);
     return { info: parseBanner(m[0]), process: proc };

@@ -82,7 +82,14 @@ export function prepareScratch(relayDir: string, cacheDir: string, runDir: strin
   mkdirSync(modules);
   linkPackages(path.join(relayDir, 'node_modules'), modules);
   linkPackages(path.join(depsDir, 'node_modules'), modules);
-  if (executionApisDir) symlinkSync(path.resolve(executionApisDir), path.join(modules, 'execution-apis'));
+  if (executionApisDir) {
+    symlinkSync(path.resolve(executionApisDir), path.join(modules, 'execution-apis'));
+    // The conformity suites check each answer against the execution-apis OpenRPC document, which the relay's CI builds
+    // in that checkout (`npm run build` writes openrpc.json) and places at the relay's root under this name.
+    const openrpc = path.join(executionApisDir, 'openrpc.json');
+    if (existsSync(openrpc)) cpSync(openrpc, path.join(tree, 'openrpc_exec_apis.json'));
+    else log(`no ${openrpc}: the conformity suites' schema checks fail without it (run npm run build in that checkout)`);
+  }
   const entry = path.join(tree, 'tests', 'official-suites.entry.ts');
   writeFileSync(entry, ENTRY);
   return { tree, entry, mocha: path.join(depsDir, 'node_modules', 'mocha', 'bin', 'mocha.js') };

@@ -15,6 +15,8 @@ export type SandboxPorts = Partial<Record<keyof typeof SANDBOX_PORT_ENV, number>
 
 export interface SandboxCliSettings {
   blockIntervalMs?: number;
+  /** The ledger's EVM chain id; the testnet's (296) when unset. The network allows up to Java's Integer.MAX_VALUE. */
+  chainId?: number;
   host: string;
   history: boolean;
   ports: SandboxPorts;
@@ -42,6 +44,7 @@ export function sandboxCliSettings(env: Env): SandboxCliSettings {
   }
   return {
     blockIntervalMs: integer(env, 'SANDBOX_BLOCK_INTERVAL_MS', 0, 2 ** 31 - 1),
+    chainId: integer(env, 'SANDBOX_CHAIN_ID', 1, 2 ** 31 - 1),
     host: env.SANDBOX_HOST || '127.0.0.1',
     // As in the gateway's config: on unless SANDBOX_HISTORY=false.
     history: !/^(0|false|no|off)$/i.test(env.SANDBOX_HISTORY ?? ''),

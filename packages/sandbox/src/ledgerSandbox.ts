@@ -33,6 +33,7 @@ export interface LedgerSandbox {
  * `history`: build the starting history (accounts, transfers, tokens, a revert) before answering (default false).
  * `ports`: a listener without one listens on a free port.
  * `jumboTransactions: false` makes a network from before HIP-1086, whose transactions are all at most 6 KiB.
+ * `maxRefundPercentOfGasLimit: 20` makes a network that charges at least 80% of an EVM transaction's gas limit.
  */
 export interface LedgerSandboxOptions {
   chainId: number;
@@ -41,11 +42,17 @@ export interface LedgerSandboxOptions {
   history?: boolean;
   ports?: SandboxPorts;
   jumboTransactions?: boolean;
+  maxRefundPercentOfGasLimit?: number;
 }
 
 export async function startLedgerSandbox(opts: LedgerSandboxOptions): Promise<LedgerSandbox> {
   const host = opts.host ?? '127.0.0.1';
-  const chain = await LedgerChain.create({ chainId: opts.chainId, blockIntervalMs: opts.blockIntervalMs, jumboTransactions: opts.jumboTransactions });
+  const chain = await LedgerChain.create({
+    chainId: opts.chainId,
+    blockIntervalMs: opts.blockIntervalMs,
+    jumboTransactions: opts.jumboTransactions,
+    maxRefundPercentOfGasLimit: opts.maxRefundPercentOfGasLimit,
+  });
   const closers: Array<() => Promise<void>> = [() => chain.close()];
   const close = async () => {
     // Servers first, the chain last: nothing may read a closed EVM.

@@ -7,7 +7,8 @@ const TESTNET_CHAIN_ID = 296;
 
 let sandbox: LedgerSandbox;
 try {
-  sandbox = await startLedgerSandbox({ chainId: TESTNET_CHAIN_ID, ...sandboxCliSettings(process.env) });
+  const settings = sandboxCliSettings(process.env);
+  sandbox = await startLedgerSandbox({ ...settings, chainId: settings.chainId ?? TESTNET_CHAIN_ID });
 } catch (err) {
   // A bad setting or a fixed port already in use.
   console.error(`Sandbox not started: ${(err as Error).message}`);

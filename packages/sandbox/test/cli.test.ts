@@ -67,6 +67,17 @@ describe('npm run sandbox: fixed ports', function () {
     }
   });
 
+  it('takes the chain id SANDBOX_CHAIN_ID names (the local node\'s 298, which the official relay\'s suites sign for)', async () => {
+    const run = startSandbox({ SANDBOX_CHAIN_ID: '298' });
+    try {
+      expect(await run.ready).to.include('Ledger sandbox (chain id 298)');
+    } finally {
+      await stop(run.child);
+    }
+    const bad = await startSandbox({ SANDBOX_CHAIN_ID: '0x12a' }).exited;
+    expect(bad.output).to.include('Sandbox not started: env SANDBOX_CHAIN_ID must be an integer from 1 to 2147483647, got "0x12a"');
+  });
+
   it('refuses to start, saying why, on a port that is not a number or is already taken', async () => {
     const bad = await startSandbox({ SANDBOX_MIRROR_PORT: 'eighty' }).exited;
     expect(bad.code).to.equal(1);

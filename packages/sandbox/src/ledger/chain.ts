@@ -16,6 +16,7 @@ import { EvmNode, EvmRpcError } from '../evm.js';
 import { childHash, hollowCompletion, isAliasRef, isHollow, resolveAliases, type AccountBook, type ChildRecord } from './aliases.js';
 import { initcodeOf, settleContractRun, startContractRun, topFrame, type ContractRun, type ContractWork } from './contracts.js';
 import { failedExecution } from './haltReasons.js';
+import { chargedGas, offeredGasPriceTinybar, settledGasCharges, upfrontGasCharges, type GasCharges } from './gasCharging.js';
 import { decodeSigned, withCallData } from './ethereum.js';
 import { FileStore } from './files.js';
 import { JUMBO_MAX_CALL_DATA_BYTES } from './sizeLimits.js';
@@ -75,6 +76,11 @@ export interface LedgerChainOptions {
   onError?: (err: unknown) => void;
   /** Whether the node takes jumbo EthereumTransactions (HIP-1086), as networks do by default now. Default true. */
   jumboTransactions?: boolean;
+  /**
+   * `contracts.maxRefundPercentOfGasLimit`: how much of an EVM transaction's unused gas limit goes back (gasCharging.ts).
+   * Default 100, all of it, as on the network the official relay's suites expect; 20 makes the 80% floor.
+   */
+  maxRefundPercentOfGasLimit?: number;
 }
 
 /** What every submission carries, as the consensus node received it. */
@@ -133,6 +139,10 @@ interface Handled {
   contractGasUsed?: bigint;
   /** An EVM execution's exceptional halt, by the consensus node's name for it. */
   haltReason?: string;
+  /** An EthereumTransaction's gas taken before it ran (gasCharging.ts), and what the EVM was given to take its own. */
+  gas?: { upfront: GasCharges; prepaidWeibar: bigint };
+  /** The gas an executed EthereumTransaction was charged for. */
+  gasUsed?: bigint;
 }
 
 export interface Receipt {
@@ -149,6 +159,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
   #operator = { accountId: '', privateKey: PrivateKey.fromBytesED25519(Buffer.from(RELAY_OPERATOR_ED25519_KEY.slice(2), 'hex')) };
   readonly blockIntervalMs: number;
   readonly jumboTransactions: boolean;
+  readonly maxRefundPercentOfGasLimit: number;
 
   readonly #clock = new ConsensusClock();
   readonly #files = new FileStore();
@@ -184,6 +195,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     super();
     this.blockIntervalMs = opts.blockIntervalMs ?? 2_000;
     this.jumboTransactions = opts.jumboTransactions ?? true;
+    this.maxRefundPercentOfGasLimit = opts.maxRefundPercentOfGasLimit ?? 100;
     this.#onError = opts.onError ?? ((err) => console.error('ledger sandbox:', err));
     this.#system = new SystemContracts(evm);
   }
@@ -555,24 +567,45 @@ export class LedgerChain extends EventEmitter implements LedgerView {
       h.result = 'WRONG_NONCE';
       return;
     }
-    const price = tx.maxFeePerGas ?? tx.gasPrice ?? 0n;
-    // Below the network's gas price, the payer's gas allowance must cover the difference, as on the ledger.
-    const networkPrice = BigInt(GAS_PRICE_TINYBAR) * WEIBAR_PER_TINYBAR;
-    if (price < networkPrice && item.maxGasAllowanceTinybar < (tx.gasLimit * (networkPrice - price)) / WEIBAR_PER_TINYBAR) {
+    // Gas is charged at the network's price, split between sender and relayer (gasCharging.ts), checked in the
+    // consensus node's order: the relayer's allowance, its balance, then the sender's balance.
+    const upfront = upfrontGasCharges(tx.gasLimit, offeredGasPriceTinybar(tx), BigInt(GAS_PRICE_TINYBAR));
+    if (item.maxGasAllowanceTinybar < upfront.relayer) {
       h.result = 'INSUFFICIENT_TX_FEE';
       return;
     }
-    const balance = BigInt((await this.evm.request({ method: 'eth_getBalance', params: [from, 'pending'] })) as string);
-    if (balance < tx.gasLimit * price + tx.value) {
+    if ((await this.balanceTinybar(this.#byId.get(item.payer)!)) < upfront.relayer) {
       h.result = 'INSUFFICIENT_PAYER_BALANCE';
       return;
     }
+    const balance = BigInt((await this.evm.request({ method: 'eth_getBalance', params: [from, 'pending'] })) as string);
+    if (balance < upfront.sender * WEIBAR_PER_TINYBAR + tx.value) {
+      h.result = 'INSUFFICIENT_PAYER_BALANCE';
+      return;
+    }
+    // The EVM takes gasLimit × the signed price up front and wants the balance for it: the sender is given that and
+    // charged the network's share instead, so the execution sees the balance the network would leave it (exactly for
+    // legacy prices; an EIP-1559 one also leaves it gasLimit × (maxFeePerGas - effective price)). Settling undoes the
+    // EVM's own charge.
+    const prepaidWeibar = tx.gasLimit * (tx.maxFeePerGas ?? tx.gasPrice ?? 0n);
+    h.gas = { upfront, prepaidWeibar };
+    await this.#addWeibar(from, prepaidWeibar - upfront.sender * WEIBAR_PER_TINYBAR);
+    await this.#addWeibar(this.#byId.get(item.payer)!.evmAddress, -upfront.relayer * WEIBAR_PER_TINYBAR);
     try {
       await this.evm.request({ method: 'eth_sendRawTransaction', params: [tx.serialized] });
       h.evmExecuted = true;
     } catch (err) {
+      await this.#undoUpfrontGas(h);
       h.result = err instanceof EvmRpcError ? statusForEvmRefusal(err.message) : 'FAIL_INVALID';
     }
+  }
+
+  /** Gives back the up-front gas of an EthereumTransaction the EVM did not run. */
+  async #undoUpfrontGas(h: Handled): Promise<void> {
+    const { upfront, prepaidWeibar } = h.gas!;
+    await this.#addWeibar(h.eth!.from!, upfront.sender * WEIBAR_PER_TINYBAR - prepaidWeibar);
+    await this.#addWeibar(this.#byId.get(h.item.payer)!.evmAddress, upfront.relayer * WEIBAR_PER_TINYBAR);
+    delete h.gas;
   }
 
   /** Creates the accounts of the unused aliases a transfer credits (aliases.ts); false when that fails the transfer. */
@@ -650,12 +683,13 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     const outcome = await settleContractRun(this.evm, run, item.gas);
     h.result = outcome.result;
     h.haltReason = outcome.haltReason;
-    h.contractGasUsed = outcome.gasUsed;
+    // As for any EVM execution, the network may keep part of the unused limit (gasCharging.ts).
+    h.contractGasUsed = chargedGas(item.gas, outcome.gasUsed, this.maxRefundPercentOfGasLimit);
     const payer = this.#byId.get(item.payer)!;
-    // The EVM took the gas it counted; what the network counts beyond that (a creation's own costs) is taken here.
-    const extra = (outcome.gasUsed - outcome.evmGasUsed) * BigInt(GAS_PRICE_TINYBAR);
-    if (extra > 0n) await this.#setBalance(payer.evmAddress, (await this.#weibar(payer.evmAddress)) - extra * WEIBAR_PER_TINYBAR);
-    const gasFee = outcome.gasUsed * BigInt(GAS_PRICE_TINYBAR);
+    // The EVM took the gas it counted; what the network counts beyond that (a creation's own costs, the floor) is taken here.
+    const extra = (h.contractGasUsed - outcome.evmGasUsed) * BigInt(GAS_PRICE_TINYBAR);
+    if (extra > 0n) await this.#addWeibar(payer.evmAddress, -extra * WEIBAR_PER_TINYBAR);
+    const gasFee = h.contractGasUsed * BigInt(GAS_PRICE_TINYBAR);
     h.feeTinybar += gasFee;
     add(h.transfers, item.payer, -gasFee);
     add(h.transfers, FEE_COLLECTOR_ACCOUNT, gasFee);
@@ -678,22 +712,26 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     if (!receipt) {
       // Not mined (the EVM kept it back): drop it so it cannot execute later under another record.
       await this.evm.request({ method: 'hardhat_dropTransaction', params: [tx.hash] }).catch(() => undefined);
+      await this.#undoUpfrontGas(h);
       h.evmExecuted = false;
       h.result = 'FAIL_INVALID';
       return;
     }
-    const gasUsed = BigInt(receipt.gasUsed);
-    const gasWeibar = gasUsed * BigInt(receipt.effectiveGasPrice);
-    const gasFee = gasWeibar / WEIBAR_PER_TINYBAR;
-    // The ledger keeps whole tinybars and charges the fee its record shows; the EVM took the exact weibar (an EIP-1559
-    // price is rarely a whole number of tinybars), so the part below a tinybar goes back to the sender. Else the
-    // balance drifts below what the record transfers add up to, and a balance rolled back through them (the relay's
-    // eth_getBalance at a recent block) can come out negative.
-    const subTinybar = gasWeibar % WEIBAR_PER_TINYBAR;
-    if (subTinybar > 0n) await this.#setBalance(tx.from!, (await this.#weibar(tx.from!)) + subTinybar);
+    // The EVM charged gasUsed × its effective price, in weibar; the network charges whole tinybars at its own price,
+    // on the gas used (or its floor), and refunds the rest relayer first (gasCharging.ts). Undo the one, apply the other.
+    const { upfront, prepaidWeibar } = h.gas!;
+    const gasLimit = tx.gasLimit;
+    h.gasUsed = chargedGas(gasLimit, BigInt(receipt.gasUsed), this.maxRefundPercentOfGasLimit);
+    const settled = settledGasCharges(upfront, gasLimit, h.gasUsed, BigInt(GAS_PRICE_TINYBAR));
+    const evmCharge = BigInt(receipt.gasUsed) * BigInt(receipt.effectiveGasPrice);
+    await this.#addWeibar(tx.from!, evmCharge - prepaidWeibar + (upfront.sender - settled.sender) * WEIBAR_PER_TINYBAR);
+    await this.#addWeibar(this.#byId.get(h.item.payer)!.evmAddress, (upfront.relayer - settled.relayer) * WEIBAR_PER_TINYBAR);
+    const gasFee = settled.sender + settled.relayer;
+    await this.#addWeibar(this.#byId.get(FEE_COLLECTOR_ACCOUNT)!.evmAddress, gasFee * WEIBAR_PER_TINYBAR);
     h.feeTinybar += gasFee;
     const from = this.account(tx.from!)!.id;
-    add(h.transfers, from, -gasFee);
+    add(h.transfers, from, -settled.sender);
+    add(h.transfers, h.item.payer, -settled.relayer);
     add(h.transfers, FEE_COLLECTOR_ACCOUNT, gasFee);
     if (receipt.status === '0x1') {
       h.result = 'SUCCESS';
@@ -737,6 +775,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
       const tx = h.eth ?? item.tx;
       record.ethHash = tx.hash!;
       record.evmExecuted = h.evmExecuted === true;
+      if (h.gasUsed !== undefined) record.gasUsed = Number(h.gasUsed);
       if (!record.evmExecuted) record.signedCall = { callData: tx.data, gasLimit: Number(tx.gasLimit) };
       if (h.contractId) record.contractId = h.contractId;
     }
@@ -768,7 +807,9 @@ export class LedgerChain extends EventEmitter implements LedgerView {
       timestampFrom: timestampString(fromNs),
       timestampTo: timestampString(toNs),
       count: records.length,
-      gasUsed: Number(evmBlock.gasUsed),
+      // The gas the block's contract results were charged for, as the importer sums the record file's
+      // (RecordFileParser.RecordItemAggregator): the network's figures, not the EVM's.
+      gasUsed: records.reduce((sum, r) => sum + (r.contractCall?.gasUsed ?? r.gasUsed ?? 0), 0),
       logsBloom: evmBlock.logsBloom,
       name: recordFileName(fromNs),
       // Roughly what a record file of this many transactions weighs.
@@ -855,6 +896,10 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     add(h.transfers, toId, tinybar);
   }
 
+  async #addWeibar(address: string, delta: bigint): Promise<void> {
+    if (delta !== 0n) await this.#setBalance(address, (await this.#weibar(address)) + delta);
+  }
+
   async #setBalance(address: string, weibar: bigint): Promise<void> {
     await this.evm.request({ method: 'hardhat_setBalance', params: [address, `0x${weibar.toString(16)}`] });
   }
@@ -863,7 +908,6 @@ export class LedgerChain extends EventEmitter implements LedgerView {
 interface EvmBlock {
   number: string;
   hash: string;
-  gasUsed: string;
   logsBloom: string;
 }
 

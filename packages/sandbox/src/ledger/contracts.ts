@@ -200,7 +200,7 @@ export async function functionResult(
   const result: proto.IContractFunctionResult = {
     contractCallResult: succeeded && tx.name !== 'CONTRACTCREATEINSTANCE' ? bytes(output) : new Uint8Array(),
     bloom: bytes(receipt.logsBloom),
-    gasUsed: int64(tx.contractCall?.gasUsed ?? BigInt(receipt.gasUsed)),
+    gasUsed: int64(tx.contractCall?.gasUsed ?? tx.gasUsed ?? BigInt(receipt.gasUsed)),
     logInfo: receipt.logs.map((log) => {
       const emitter = lookup(log.address.toLowerCase());
       return { ...(emitter ? { contractID: contractIdProto(emitter.id) } : {}), bloom: new Uint8Array(), topic: log.topics.map(bytes), data: bytes(log.data) };

@@ -21,11 +21,10 @@ import {
 import { accountRef, resolveExisting } from './aliases.js';
 import { functionResult } from './contracts.js';
 import type { LedgerTransaction } from './view.js';
+import { HAPI_VERSION } from './hapiVersion.js';
 
 /** What a paid query costs, in tinybar (roughly the ledger's price of a record query). */
 const QUERY_COST_TINYBAR = 100_000;
-/** The HAPI version the sandbox says it speaks. */
-const HAPI_VERSION = { major: 0, minor: 58, patch: 0 };
 const FREE = new Set(['transactionGetReceipt', 'cryptogetAccountBalance']);
 
 type Answer = Record<string, unknown>;

@@ -82,6 +82,11 @@ export interface LedgerTransaction {
    * limit, which the mirror node's default contract result for it still shows.
    */
   signedCall?: { callData: string; gasLimit: number };
+  /**
+   * For an ETHEREUMTRANSACTION the EVM ran: the gas the network charged for (the record's
+   * `ContractFunctionResult.gasUsed`, the mirror node's `gas_used`), where the EVM's own count is `gas_consumed`.
+   */
+  gasUsed?: number;
   /** For ETHEREUMTRANSACTION: the contract called or created, `0.0.<num>`, if any. */
   contractId?: string;
   /** For FILECREATE/FILEAPPEND: the file. */

@@ -1,12 +1,11 @@
 /** `/api/v1/blocks` and `/api/v1/blocks/{hashOrNumber}`: the ledger's record-file blocks. */
 import { invalidParameter, notFound } from './errors.js';
+import { HAPI_VERSION_STRING } from '../ledger/hapiVersion.js';
 import type { LedgerBlock, LedgerView } from '../ledger/view.js';
 import { timestampNanos } from './format.js';
 import type { Route } from './http.js';
 import { RANGE_OPS, VALUE, matcher, nextLink, page, parseQuery, within } from './query.js';
 
-/** The services (HAPI) version the sandbox's consensus-node stand-in answers as. */
-const HAPI_VERSION = '0.66.0';
 
 const HASH_OR_NUMBER = /^(\d{1,10}|(0x)?([A-Fa-f0-9]{64}|[A-Fa-f0-9]{96}))$/;
 
@@ -14,7 +13,7 @@ function blockBody(b: LedgerBlock) {
   return {
     count: b.count,
     gas_used: b.gasUsed,
-    hapi_version: HAPI_VERSION,
+    hapi_version: HAPI_VERSION_STRING,
     hash: b.hash,
     logs_bloom: b.logsBloom,
     name: b.name,

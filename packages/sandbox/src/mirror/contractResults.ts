@@ -103,7 +103,7 @@ export function contractResultRoutes(view: LedgerView, records: EthRecords): Rou
     let keep = (tx: LedgerTransaction) =>
       listed(tx) &&
       (block === undefined || tx.blockNumber === block.number) &&
-      (txIndex === undefined || tx.index === Number(txIndex)) &&
+      (txIndex === undefined || records.evmTransactionIndex(tx) === Number(txIndex)) &&
       timeMatches(byTime(tx));
     if (contractId !== undefined || sender !== undefined) {
       const built = await Promise.all(txs.filter(keep).map((tx) => records.record(tx)));

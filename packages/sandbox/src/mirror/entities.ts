@@ -95,6 +95,18 @@ export function findContract(view: LedgerView, name: string): LedgerAccount | un
   return contract?.isContract ? contract : undefined;
 }
 
+/**
+ * The entity a `{contractIdOrAddress}` names where the real node files rows by id: an entity id or a long-zero address
+ * is taken as the id itself, with no lookup (rest ContractService.computeContractIdFromString), so a token's names
+ * find what is filed under the token (its synthetic logs); another address names the contract that has it.
+ */
+export function contractIdOf(view: LedgerView, name: string): string | undefined {
+  if (!CONTRACT_PARAM.test(name)) throw invalidParameter('contractIdOrAddress');
+  const address = evmAddress(name);
+  const num = address === undefined ? entityNum(name) : longZeroNum(address);
+  return num === undefined ? findContract(view, name)?.id : entityId(num);
+}
+
 /** For `{contractIdOrAddress}` of a single entity: 400 when malformed, 404 when no contract has that name. */
 export function requireContract(view: LedgerView, name: string): LedgerAccount {
   const contract = findContract(view, name);

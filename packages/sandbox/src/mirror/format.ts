@@ -27,7 +27,18 @@ export function tinybarNumber(weibarHex: string | null | undefined): number {
   return Number(weibarToTinybar(BigInt(weibarHex ?? '0x0')));
 }
 
-/** 0x + 64 hex, lower case: r and s of a signature, topics. */
+/**
+ * A signature value as the real node stores it: the bytes of its RLP integer, so without leading zero bytes (importer
+ * EthereumTransaction.signatureR/S, rendered by rest ContractResultDetailsViewModel as toHexStringNonQuantity).
+ */
+export function rlpIntegerBytes(quantity: string): string {
+  const value = BigInt(quantity);
+  if (value === 0n) return '0x';
+  const digits = value.toString(16);
+  return `0x${digits.length % 2 ? '0' : ''}${digits}`;
+}
+
+/** 0x + 64 hex, lower case: topics, storage slots and values, an authorization's r and s. */
 export function word(hex: string): string {
   return `0x${hex.replace(/^0x/, '').toLowerCase().padStart(64, '0')}`;
 }

@@ -5,7 +5,7 @@
  */
 import { badRequest } from './errors.js';
 import type { LedgerView } from '../ledger/view.js';
-import { findContract } from './entities.js';
+import { contractIdOf } from './entities.js';
 import { timestampNanos, word } from './format.js';
 import type { MirrorRequest, Route } from './http.js';
 import { ALL_OPS, EQ, VALUE, lastValue, matcher, nextLink, page, parseQuery, within, type Filter, type Query } from './query.js';
@@ -162,8 +162,8 @@ export function logRoutes(view: LedgerView, records: EthRecords): Route[] {
       handle(req) {
         const q = checked(parseQuery(req.search, RULES, { order: 'desc' }));
         // An unknown contract has no logs: the real node answers an empty page, not 404.
-        const contract = findContract(view, req.params[0]);
-        return contract ? list(req, q, contract.id) : { logs: [], links: { next: null } };
+        const id = contractIdOf(view, req.params[0]);
+        return id ? list(req, q, id) : { logs: [], links: { next: null } };
       },
     },
   ];

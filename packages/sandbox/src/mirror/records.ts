@@ -15,7 +15,7 @@ import { entityNum, longZeroAddress } from '../ledger/ids.js';
 import type { LedgerTransaction, LedgerView } from '../ledger/view.js';
 import { entityIdAt } from './entities.js';
 import { syntheticTransferLogs } from './syntheticLogs.js';
-import { hexNumber, hexQuantity, timestampNanos, word, tinybarNumber } from './format.js';
+import { hexNumber, hexQuantity, rlpIntegerBytes, timestampNanos, word, tinybarNumber } from './format.js';
 
 interface EvmTransaction {
   from: string;
@@ -78,7 +78,7 @@ export interface LogRow {
     root_contract_id: string | null;
     timestamp: string;
     transaction_hash: string;
-    transaction_index: number;
+    transaction_index: number | null;
   };
   timestamp: bigint;
   index: number;
@@ -207,6 +207,29 @@ export class EthRecords {
     return synthetic;
   }
 
+  /**
+   * The transaction's `transaction_index` in contract results and logs: its position among the block's EVM
+   * transactions, not among all of them (mirror node PR #13657, importer RecordFileParser.setEvmTransactionIndex).
+   * Each ContractCall, ContractCreate and EthereumTransaction with a contract result takes the next slot, except
+   * WRONG_NONCE, which never reached the EVM (null); a native transaction takes one when its first synthetic log
+   * claims it (SyntheticContractLogServiceImpl: RecordItem.claimEvmTransactionIndex); any other has none.
+   */
+  evmTransactionIndex(tx: LedgerTransaction): number | null {
+    if (!this.#holdsEvmSlot(tx)) return null;
+    this.ethereumTransactions();
+    const all = this.view.transactions();
+    let index = 0;
+    for (let i = (this.#position.get(tx.transactionId) ?? 0) - 1; i >= 0 && all[i].blockNumber === tx.blockNumber; i--) {
+      if (this.#holdsEvmSlot(all[i])) index++;
+    }
+    return index;
+  }
+
+  #holdsEvmSlot(tx: LedgerTransaction): boolean {
+    if (tx.ethHash) return tx.result !== 'WRONG_NONCE';
+    return syntheticTransferLogs(this.view, tx).length > 0;
+  }
+
   record(tx: LedgerTransaction): Promise<EthRecord> {
     return memo(this.#built, tx.ethHash as string, () => this.#build(tx));
   }
@@ -262,7 +285,7 @@ export class EthRecords {
         root_contract_id: record.contractId,
         timestamp: record.tx.consensusTimestamp,
         transaction_hash: record.tx.ethHash as string,
-        transaction_index: record.tx.index,
+        transaction_index: this.evmTransactionIndex(record.tx),
       },
       timestamp: timestampNanos(record.tx.consensusTimestamp),
       index: log.index,
@@ -271,7 +294,11 @@ export class EthRecords {
     }));
   }
 
-  /** A native token transaction's synthetic Transfer logs, filed under the token, with the ledger's 48-byte hash. */
+  /**
+   * A native token transaction's synthetic Transfer logs, filed under the token, as the importer writes them
+   * (SyntheticContractLogServiceImpl): the bloom a single zero byte, the transaction hash the first 32 bytes of the
+   * ledger's 48 (RecordItem.getTransactionHash), which the logs can still be found by.
+   */
   async #syntheticRows(tx: LedgerTransaction): Promise<LogRow[]> {
     const logs = syntheticTransferLogs(this.view, tx);
     if (logs.length === 0) return [];
@@ -280,14 +307,14 @@ export class EthRecords {
     return logs.map((log, i) => ({
       body: {
         ...log,
-        bloom: logBloom(log),
+        bloom: '0x00',
         index: first + i,
         block_hash: block?.hash ?? null,
         block_number: block?.number ?? null,
         root_contract_id: log.contract_id,
         timestamp: tx.consensusTimestamp,
-        transaction_hash: tx.hash,
-        transaction_index: tx.index,
+        transaction_hash: tx.hash.slice(0, 66),
+        transaction_index: this.evmTransactionIndex(tx),
       },
       timestamp: timestampNanos(tx.consensusTimestamp),
       index: first + i,
@@ -357,7 +384,7 @@ export class EthRecords {
       function_parameters: hapi ? hapi.functionParameters : (etx?.input ?? tx.signedCall?.callData ?? '0x'),
       gas_consumed: hapi ? hapi.gasUsed : receipt ? hexNumber(receipt.gasUsed) : null,
       gas_limit: hapi ? hapi.gasLimit : etx ? hexNumber(etx.gas) : (tx.signedCall?.gasLimit ?? 0),
-      gas_used: hapi ? hapi.gasUsed : receipt ? hexNumber(receipt.gasUsed) : 0,
+      gas_used: hapi ? hapi.gasUsed : (tx.gasUsed ?? (receipt ? hexNumber(receipt.gasUsed) : 0)),
       hash,
       timestamp: tx.consensusTimestamp,
       to: contract ? longZeroAddress(contract.num) : contractId ? longZeroAddress(entityNum(contractId)!) : null,
@@ -374,11 +401,11 @@ export class EthRecords {
       // A failed transaction's data (for a creation, its init code), as the real node gives it; null otherwise.
       failed_initcode: !succeeded && ethTx && ethTx.input !== '0x' ? ethTx.input : null,
       nonce: ethTx ? hexNumber(ethTx.nonce) : null,
-      r: ethTx ? word(ethTx.r) : null,
+      r: ethTx ? rlpIntegerBytes(ethTx.r) : null,
       result: tx.result,
-      s: ethTx ? word(ethTx.s) : null,
+      s: ethTx ? rlpIntegerBytes(ethTx.s) : null,
       status: succeeded ? '0x1' : '0x0',
-      transaction_index: tx.index,
+      transaction_index: this.evmTransactionIndex(tx),
       type: hapi ? null : (type ?? 0),
       v: ethTx ? hexNumber(type === 0 ? ethTx.v : (ethTx.yParity ?? ethTx.v)) : null,
     };

@@ -1,6 +1,7 @@
 /** `/api/v1/transactions`, and the transaction shape `/accounts/{id}` embeds. */
 import type { LedgerTransaction, LedgerView } from '../ledger/view.js';
 import { canonicalTransactionId, entityNum, hexToBase64, timestampNanos, validStartOf } from './format.js';
+import { badRequest, notFound } from './errors.js';
 import type { Route } from './http.js';
 import { ALL_OPS, EQ, VALUE, lastValue, matcher, nextLink, page, parseQuery, within, type Query } from './query.js';
 
@@ -56,6 +57,26 @@ function transactionBody(tx: LedgerTransaction) {
   };
 }
 
+const LEDGER_HASH = /^(0x)?[0-9A-Fa-f]{96}$/;
+const LEDGER_HASH_BASE64URL = /^[A-Za-z0-9_-]{64}$/;
+
+/**
+ * `/transactions/{transactionIdOrHash}`: every transaction with that id (the user's and its children, which share
+ * it), or the one with that 48-byte hash in hex or base64url, in consensus order; a path that is neither is refused
+ * in the real node's words (rest/transactions.js getTransactionsByIdOrHash, transactionId.js fromString).
+ */
+function transactionsByIdOrHash(view: LedgerView, idOrHash: string): LedgerTransaction[] {
+  const hash = LEDGER_HASH.test(idOrHash)
+    ? `0x${idOrHash.replace(/^0x/, '').toLowerCase()}`
+    : LEDGER_HASH_BASE64URL.test(idOrHash)
+      ? `0x${Buffer.from(idOrHash, 'base64url').toString('hex')}`
+      : undefined;
+  if (hash) return view.transactions().filter((tx) => tx.hash === hash);
+  const transactionId = canonicalTransactionId(idOrHash);
+  if (!transactionId) throw badRequest('Invalid Transaction id. Please use "shard.realm.num-sss-nnn" format where sss are seconds and nnn are nanoseconds');
+  return view.transactions().filter((tx) => tx.transactionId === transactionId);
+}
+
 /** Whether the account paid for the transaction or had hbar moved by it. */
 export function involves(tx: LedgerTransaction, accountId: string): boolean {
   return tx.payerAccountId === accountId || tx.transfers.some((t) => t.account === accountId);
@@ -90,6 +111,21 @@ export function transactionRoutes(view: LedgerView): Route[] {
     type: { ops: EQ, value: /^(credit|debit)$/ },
   };
   return [
+    {
+      method: 'GET',
+      pattern: /^\/api\/v1\/transactions\/([^/]+)$/,
+      handle(req) {
+        const q = parseQuery(req.search, { nonce: { ops: EQ, value: /^\d{1,10}$/ }, scheduled: { ops: EQ, value: VALUE.boolean } });
+        const nonce = lastValue(q, 'nonce');
+        // The sandbox schedules nothing: every transaction is an unscheduled one.
+        const scheduled = lastValue(q, 'scheduled');
+        const transactions = transactionsByIdOrHash(view, req.params[0]).filter(
+          (tx) => (nonce === undefined || (tx.nonce ?? 0) === Number(nonce)) && (scheduled === undefined || scheduled === 'false'),
+        );
+        if (transactions.length === 0) throw notFound();
+        return { transactions: transactions.map(transactionBody) };
+      },
+    },
     {
       method: 'GET',
       pattern: /^\/api\/v1\/transactions$/,

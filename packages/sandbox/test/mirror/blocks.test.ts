@@ -18,6 +18,8 @@ describe('sandbox mirror node: blocks', function () {
     expect(calls.count).to.equal(4);
     expect(calls.timestamp.from).to.match(/^\d{10}\.\d{9}$/);
     expect(body.links.next).to.equal(null);
+    // The consensus node version the sandbox follows; the official relay gives blocks from 0.69 on a 150M gas limit.
+    expect(new Set(body.blocks.map((b: any) => b.hapi_version))).to.deep.equal(new Set(['0.77.0']));
   });
 
   it('pages with limit and a relative links.next, like the real node', async () => {

@@ -2,15 +2,15 @@
  * A ledger sandbox with real transactions in it, and the mirror-node stand-in serving it: blocks with a contract
  * deployment, event-emitting calls, a value transfer, a revert and a transaction the ledger refused (wrong nonce).
  */
-import { createHash } from 'node:crypto';
 import { expect } from 'chai';
-import { Interface, Wallet, getBytes, keccak256, parseEther } from 'ethers';
+import { Interface, Wallet, keccak256, parseEther } from 'ethers';
 import solc from 'solc';
 import { sandboxAccounts } from '../../src/accounts.js';
 import { LedgerChain } from '../../src/ledger/chain.js';
 import type { LedgerBlock, LedgerTransaction } from '../../src/ledger/view.js';
 import { startMirrorNode, type MirrorNode } from '../../src/mirror/server.js';
 import { validateMirrorResponse } from '../../../../test/support/mirrorSchema.js';
+import { submitSigned } from '../submitSigned.js';
 
 const CHAIN_ID = 298;
 /** 710 gwei: the sandbox ledger's gas price (71 tinybar per gas) in weibar. */
@@ -65,7 +65,6 @@ export async function buildFixture(): Promise<Fixture> {
   const alice = new Wallet(a.privateKey);
   const bob = new Wallet(b.privateKey);
   const { abi, bytecode } = counter();
-  let validStart = 1_700_000_000;
 
   async function submit(wallet: Wallet, tx: { nonce: number; to?: string; data?: string; value?: bigint; gasLimit?: number }): Promise<string> {
     const signed = await wallet.signTransaction({
@@ -76,14 +75,7 @@ export async function buildFixture(): Promise<Fixture> {
       maxPriorityFeePerGas: 0n,
       ...tx,
     });
-    const bytes = getBytes(signed);
-    const status = await chain.submitEthereumTransaction({
-      transactionId: `${chain.operator.accountId}-${validStart++}-0`,
-      payer: chain.operator.accountId,
-      hash: `0x${createHash('sha384').update(bytes).digest('hex')}`,
-      ethereumData: bytes,
-      maxGasAllowanceTinybar: 0n,
-    });
+    const status = await submitSigned(chain, signed);
     expect(status).to.equal('OK');
     return keccak256(signed);
   }
