@@ -98,12 +98,14 @@ export class Edge {
     try {
       route = this.opts.router.resolve(req.headers.host, req.url ?? '/');
     } catch (err) {
+      closeUnread(req, res);
       this.refuseUnrouted(ctx, asGatewayError(err, this.opts.logger, ctx.requestId));
       return;
     }
     ctx.route = route;
     const handler = this.opts.handlers[route.api];
     if (!handler) {
+      closeUnread(req, res);
       ctx.headers.applyTo(res);
       writeJsonError(res, new GatewayError('NOT_FOUND', `the ${route.api} API is not enabled on this gateway`));
       return;
@@ -123,9 +125,10 @@ export class Edge {
         return;
       }
       if (!handler.takesHeaders) ctx.headers.applyTo(res);
-      // Refused before its body was read (no key, no budget): the connection closes after the answer rather than stay
-      // open to drain the rest of a body nobody will read.
-      if (!req.complete) res.setHeader('connection', 'close');
+      closeUnread(req, res);
+      // A flood of keyless requests past their address's budget would write a line per refusal: they are counted
+      // (gateway_limit_refusals_total{reason="keyless"}) and logged at debug.
+      if (gatewayError.errorName === 'KEYLESS_LIMITED') ctx.quiet = true;
       handler.renderError(gatewayError, ctx);
     });
   };
