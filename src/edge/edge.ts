@@ -336,11 +336,15 @@ class RequestContext implements ApiContext {
 
 /**
  * Refused before its body was read (unknown path, no key, no budget, a keyless body past its limit): the connection
- * closes after the answer rather than stay open while Node drains the rest of a body nobody will read, which for a
- * request routed nowhere had no bound but the request timeout.
+ * closes once the answer is written rather than stay open while Node drains the rest of a body nobody will read, which
+ * for a request routed nowhere had no bound but the request timeout. It is closed outright, without the half-close and
+ * the turn Node's own close after `connection: close` takes: a client past its budget may be reconnecting thousands
+ * of times a second.
  */
 function closeUnread(req: IncomingMessage, res: ServerResponse): void {
-  if (!req.complete) res.setHeader('connection', 'close');
+  if (req.complete) return;
+  res.setHeader('connection', 'close');
+  res.once('finish', () => req.socket.destroy());
 }
 
 function requestIdOf(req: IncomingMessage): string {
