@@ -10,7 +10,8 @@ import WebSocket from 'ws';
 import { defaultPlans } from '../src/config/catalogue.js';
 import { call } from './harness.js';
 
-export type AttackKind = 'fragmentBomb' | 'legacyNumericIds' | 'mcpKeyless' | 'keylessSockets' | 'slowBodies' | 'slowHeaders' | 'aliasBomb' | 'wideLogs';
+/** `none` is the control: an attacker process that sends nothing, so two runs differ only by the machine's noise. */
+export type AttackKind = 'none' | 'fragmentBomb' | 'legacyNumericIds' | 'mcpKeyless' | 'keylessSockets' | 'slowBodies' | 'slowHeaders' | 'aliasBomb' | 'wideLogs';
 
 export interface AttackJob {
   kind: AttackKind;
@@ -207,6 +208,8 @@ async function legacyNumericIds(subscriptions: number): Promise<void> {
 }
 
 switch (job.kind) {
+  case 'none':
+    break;
   case 'fragmentBomb':
     postLoop('/hedera-testnet/v1/graphql', { 'x-api-key': job.freeKey }, () => JSON.stringify({ query: fragmentBomb() }), 1);
     break;

@@ -45,6 +45,9 @@ interface Probe {
 }
 
 const ATTACKS: Array<{ kind: AttackKind; name: string; uses: Uses[]; probe?: Probe }> = [
+  // The control: the same alternation with an attacker that sends nothing. Its ratios are what the shared machine's
+  // noise alone makes of two runs, the floor under which an attack's ratio says nothing.
+  { kind: 'none', name: '0. no attack (the noise between two runs)', uses: [] },
   { kind: 'fragmentBomb', name: 'a. GraphQL fragment bomb (20 levels, free key)', uses: ['ledger'] },
   { kind: 'legacyNumericIds', name: 'b. legacy graphql-ws numeric ids, 2,000 subscriptions, never read', uses: ['ledger'] },
   { kind: 'mcpKeyless', name: 'c. keyless MCP, batches of 100 tools/list, 32 in parallel', uses: ['mcp'] },

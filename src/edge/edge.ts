@@ -15,7 +15,7 @@ import { logRequest } from '../log.js';
 import { observeRequest } from '../metrics.js';
 import { readBody } from './body.js';
 import { clientAddress } from './clientAddress.js';
-import { rawJsonError, writeJsonError } from './plainError.js';
+import { rawJsonError, refuseSocket, writeJsonError } from './plainError.js';
 import { ResponseHeaders } from './responseHeaders.js';
 import { redactPath, type ApiKind, type Route, type Router } from './route.js';
 import { SocketGate } from './sockets.js';
@@ -74,7 +74,10 @@ export class Edge {
       keyCheckMs: keys.cacheTtlMs,
       authenticate: (req, route, messageKey) => this.authenticate(req, route, messageKey),
       recheck: (req, route, messageKey) => this.authenticate(req, route, messageKey, undefined, true),
-      chargeKeyless: (req) => this.chargeKeyless(req, 1),
+      chargeKeyless: (req) => {
+        const client = clientAddress(req, server.clientIpHeader);
+        return { client, refused: this.keyless.tryCharge(client, 1) };
+      },
       charge: async (caller, cost, route) => void (await this.charge(caller, cost, route)),
     });
   }
@@ -95,12 +98,14 @@ export class Edge {
     try {
       route = this.opts.router.resolve(req.headers.host, req.url ?? '/');
     } catch (err) {
+      closeUnread(req, res);
       this.refuseUnrouted(ctx, asGatewayError(err, this.opts.logger, ctx.requestId));
       return;
     }
     ctx.route = route;
     const handler = this.opts.handlers[route.api];
     if (!handler) {
+      closeUnread(req, res);
       ctx.headers.applyTo(res);
       writeJsonError(res, new GatewayError('NOT_FOUND', `the ${route.api} API is not enabled on this gateway`));
       return;
@@ -120,9 +125,10 @@ export class Edge {
         return;
       }
       if (!handler.takesHeaders) ctx.headers.applyTo(res);
-      // Refused before its body was read (no key, no budget): the connection closes after the answer rather than stay
-      // open to drain the rest of a body nobody will read.
-      if (!req.complete) res.setHeader('connection', 'close');
+      closeUnread(req, res);
+      // A flood of keyless requests past their address's budget would write a line per refusal: they are counted
+      // (gateway_limit_refusals_total{reason="keyless"}) and logged at debug.
+      if (gatewayError.errorName === 'KEYLESS_LIMITED') ctx.quiet = true;
       handler.renderError(gatewayError, ctx);
     });
   };
@@ -130,25 +136,27 @@ export class Edge {
   readonly upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     // Node hands over an upgrading socket with no error listener: a client that resets it while its handshake is
     // judged would make the refusal's write throw out of the process.
-    socket.on('error', () => socket.destroy());
-    const requestId = requestIdOf(req);
+    socket.on('error', destroyOnError);
     let route: Route;
     try {
       route = this.opts.router.resolve(req.headers.host, req.url ?? '/');
     } catch (err) {
-      rejectUpgrade(socket, asGatewayError(err, this.opts.logger, requestId));
+      refuseSocket(socket, rawJsonError(asGatewayError(err, this.opts.logger, requestIdOf(req))));
       return;
     }
-    if (route.unsafePath) {
-      rejectUpgrade(socket, new GatewayError('PATH_REFUSED'));
-      return;
-    }
-    const endpoint = this.opts.handlers[route.api]?.socket;
+    const endpoint = route.unsafePath ? undefined : this.opts.handlers[route.api]?.socket;
     if (!endpoint || this.draining) {
-      rejectUpgrade(socket, new GatewayError(this.draining ? 'SHUTTING_DOWN' : 'NOT_FOUND', 'no WebSocket endpoint here'));
+      const refusal = route.unsafePath ? new GatewayError('PATH_REFUSED') : new GatewayError(this.draining ? 'SHUTTING_DOWN' : 'NOT_FOUND', 'no WebSocket endpoint here');
+      refuseSocket(socket, rawJsonError(refusal));
       return;
     }
-    this.sockets.accept(endpoint, req, socket, head, route, requestId).catch((err) => rejectUpgrade(socket, asGatewayError(err, this.opts.logger, requestId)));
+    const requestId = requestIdOf(req);
+    const refuse = (err: unknown) => refuseSocket(socket, rawJsonError(asGatewayError(err, this.opts.logger, requestId)));
+    try {
+      this.sockets.accept(endpoint, req, socket, head, route, requestId)?.catch(refuse);
+    } catch (err) {
+      refuse(err);
+    }
   };
 
   /** Stops taking new requests and resolves when the ones in flight are done (or the grace period ends). */
@@ -270,21 +278,20 @@ export class Edge {
     const seconds = Number(process.hrtime.bigint() - ctx.started) / 1e9;
     const api = route?.api ?? 'none';
     observeRequest(route?.network?.chainName ?? '', route?.network?.networkName ?? '', api, res.statusCode, seconds);
-    if (api === 'ops') return;
-    logRequest(
-      this.opts.logger,
-      {
-        requestId,
-        host: req.headers.host,
-        path: redactPath(req.url ?? ''),
-        httpMethod: req.method,
-        api,
-        network: route?.network?.id,
-        status: res.statusCode,
-        ms: Math.round(seconds * 1e6) / 1e3,
-        ...fields,
-      },
-    );
+    if (api === 'ops' || (ctx.quiet && !this.opts.logger.isLevelEnabled('debug'))) return;
+    const line = {
+      requestId,
+      host: req.headers.host,
+      path: redactPath(req.url ?? ''),
+      httpMethod: req.method,
+      api,
+      network: route?.network?.id,
+      status: res.statusCode,
+      ms: Math.round(seconds * 1e6) / 1e3,
+      ...fields,
+    };
+    if (ctx.quiet) this.opts.logger.debug(line, 'request');
+    else logRequest(this.opts.logger, line);
   }
 }
 
@@ -298,6 +305,8 @@ class RequestContext implements ApiContext {
   route!: Route;
   caller?: Caller;
   priced?: unknown;
+  /** Refused by the keyless budget: its line is logged at debug, not info. */
+  quiet?: true;
   /** The fields of the request's log line besides the edge's own. */
   readonly fields: Record<string, unknown> = {};
   readonly headers: ResponseHeaders;
@@ -325,6 +334,19 @@ class RequestContext implements ApiContext {
   }
 }
 
+/**
+ * Refused before its body was read (unknown path, no key, no budget, a keyless body past its limit): the connection
+ * closes once the answer is written rather than stay open while Node drains the rest of a body nobody will read, which
+ * for a request routed nowhere had no bound but the request timeout. It is closed outright, without the half-close and
+ * the turn Node's own close after `connection: close` takes: a client past its budget may be reconnecting thousands
+ * of times a second.
+ */
+function closeUnread(req: IncomingMessage, res: ServerResponse): void {
+  if (req.complete) return;
+  res.setHeader('connection', 'close');
+  res.once('finish', () => req.socket.destroy());
+}
+
 function requestIdOf(req: IncomingMessage): string {
   const given = req.headers['x-request-id'];
   return typeof given === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(given) ? given : randomUUID();
@@ -336,6 +358,7 @@ function asGatewayError(err: unknown, logger: Logger, requestId: string): Gatewa
   return new GatewayError('INTERNAL');
 }
 
-function rejectUpgrade(socket: Duplex, err: GatewayError): void {
-  socket.end(rawJsonError(err));
+/** The upgrading socket's error listener: one function for every socket, not a closure each. */
+function destroyOnError(this: Duplex): void {
+  this.destroy();
 }

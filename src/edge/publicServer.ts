@@ -40,12 +40,14 @@ export function createPublicServer(config: Config['server']): http.Server {
 function boundConnectionsPerClient(server: http.Server, max: number): void {
   const open = new Map<string, number>();
   const [serveHttp] = server.listeners('connection') as Array<(socket: Socket) => void>;
+  // Made once: a client past its bound may be reconnecting thousands of times a second.
+  const refusal = Buffer.from(rawJsonError(new GatewayError('CONNECTIONS_PER_CLIENT', `at most ${max} at once`, undefined, { 'retry-after': '1' })));
   server.removeListener('connection', serveHttp);
   server.on('connection', (socket: Socket) => {
     const address = socket.remoteAddress ?? '';
     const held = open.get(address) ?? 0;
     if (held >= max) {
-      refuse(socket, max);
+      refuse(socket, refusal);
       return;
     }
     open.set(address, held + 1);
@@ -58,11 +60,17 @@ function boundConnectionsPerClient(server: http.Server, max: number): void {
   });
 }
 
-function refuse(socket: Socket, max: number): void {
+function refuse(socket: Socket, answer: Buffer): void {
   refusedConnections.inc();
-  socket.on('error', () => {});
+  socket.on('error', destroySelf);
   // Whatever the client sent is read and dropped, so closing after the answer is a clean close, not a reset that
   // could discard the answer.
   socket.resume();
-  socket.end(rawJsonError(new GatewayError('CONNECTIONS_PER_CLIENT', `at most ${max} at once`, undefined, { 'retry-after': '1' })), () => socket.destroy());
+  socket.end(answer);
+  socket.once('finish', destroySelf);
+}
+
+/** One listener for every refused socket rather than a closure each. */
+function destroySelf(this: Socket): void {
+  this.destroy();
 }

@@ -9,7 +9,11 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import WebSocket, { WebSocketServer } from 'ws';
 import { GatewayError, isGatewayError } from '../errors.js';
+import { extractKey } from '../keys/extract.js';
+import { refusalError } from '../limits/headers.js';
+import type { LimitDecision } from '../limits/types.js';
 import { PendingSockets } from './pendingSockets.js';
+import { RawRefusals, refuseSocket } from './plainError.js';
 import type { Route } from './route.js';
 import type { VerifiedKey } from '../keys/types.js';
 import type { Caller, SocketEndpoint, SocketMessage, SocketSession } from './types.js';
@@ -25,8 +29,8 @@ export interface SocketGateOptions {
   authenticate(req: IncomingMessage, route: Route, messageKey?: string): Promise<Caller | undefined>;
   /** The same check for a key the socket already authenticated with, which no keyless budget pays for. */
   recheck(req: IncomingMessage, route: Route, messageKey?: string): Promise<Caller | undefined>;
-  /** Charges a handshake without a key to its client address's budget (throws a 429); returns that address. */
-  chargeKeyless(req: IncomingMessage): string;
+  /** Charges a handshake without a key to its client address's budget: the address, and the refusal when it is spent. */
+  chargeKeyless(req: IncomingMessage): { client: string; refused?: LimitDecision };
   /** Charges `cost` requests to the caller; throws a GatewayError on refusal. */
   charge(caller: Caller, cost: number, route: Route): Promise<void>;
 }
@@ -38,6 +42,7 @@ export class SocketGate {
   private readonly wss: WebSocketServer;
   private readonly protocols = new WeakMap<IncomingMessage, string>();
   private readonly pending: PendingSockets;
+  private readonly refusals = new RawRefusals();
 
   constructor(private readonly opts: SocketGateOptions) {
     this.pending = new PendingSockets(opts.maxUnauthenticated, opts.maxUnauthenticatedPerClient, opts.authTimeoutMs);
@@ -48,13 +53,40 @@ export class SocketGate {
     });
   }
 
-  /** Handshake: the subprotocol, the handshake's key (refused at the HTTP level when bad), else the client's budget and pending slots. */
-  async accept(endpoint: SocketEndpoint, req: IncomingMessage, socket: Duplex, head: Buffer, route: Route, requestId: string): Promise<void> {
+  /**
+   * Handshake: the subprotocol, then a key in the handshake, verified (refused at the HTTP level when bad; the promise
+   * settles then), else the client's budget and a waiting slot, taken before anything is awaited. A keyless refusal is
+   * an answer made once, written, and the socket closed: a flood of keyless handshakes costs the gateway little more
+   * than its connections. Throws a GatewayError for a handshake refused outright (no subprotocol, two keys).
+   */
+  accept(endpoint: SocketEndpoint, req: IncomingMessage, socket: Duplex, head: Buffer, route: Route, requestId: string): Promise<void> | undefined {
     const offered = new Set(String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim()).filter(Boolean));
     const protocol = endpoint.pickProtocol(offered);
     if (protocol === undefined) throw new GatewayError('BAD_REQUEST', 'offer a WebSocket subprotocol this endpoint speaks');
-    const caller = await this.opts.authenticate(req, route);
-    const releasePending = caller ? undefined : this.pending.take(this.opts.chargeKeyless(req));
+    if (extractKey(req.headers, route.pathKey) !== undefined) {
+      return this.opts.authenticate(req, route).then((caller) => this.open(endpoint, req, socket, head, route, requestId, protocol, caller));
+    }
+    const { client, refused } = this.opts.chargeKeyless(req);
+    if (refused) {
+      const kind = `keyless ${refused.remaining} ${refused.resetSeconds} ${refused.retryAfterSeconds} ${refused.detail ?? ''}`;
+      return void refuseSocket(socket, this.refusals.get(kind, () => refusalError(refused)));
+    }
+    const slot = this.pending.take(client);
+    if (typeof slot !== 'function') return void refuseSocket(socket, this.refusals.get(slot, () => this.pending.refusal(slot)));
+    this.open(endpoint, req, socket, head, route, requestId, protocol, undefined, slot);
+  }
+
+  private open(
+    endpoint: SocketEndpoint,
+    req: IncomingMessage,
+    socket: Duplex,
+    head: Buffer,
+    route: Route,
+    requestId: string,
+    protocol: string,
+    caller: Caller | undefined,
+    releasePending?: () => void,
+  ): void {
     if (protocol) this.protocols.set(req, protocol);
     let opened = false;
     this.wss.handleUpgrade(req, socket, head, (ws) => {

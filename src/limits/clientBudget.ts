@@ -4,6 +4,7 @@ import { burstRefusal, fromGcra } from './decision.js';
 import { burstMs, gcra, intervalMs } from './gcra.js';
 import { refusalError } from './headers.js';
 import { countRefusal } from './metrics.js';
+import type { LimitDecision } from './types.js';
 
 export interface ClientBudgetOptions {
   perSecond: number;
@@ -34,16 +35,22 @@ export class ClientBudget {
    * body is read, the rest once the body says how many messages it holds). Throws a 429 with Retry-After when refused.
    */
   charge(client: string, cost: number, prepaid = 0): void {
+    const refused = this.tryCharge(client, cost, prepaid);
+    if (refused) throw refusalError(refused);
+  }
+
+  /** `charge` for a caller that answers a refusal itself (a refused handshake, with an answer made once): the refusal, or undefined when charged. */
+  tryCharge(client: string, cost: number, prepaid = 0): LimitDecision | undefined {
     let refusal = burstRefusal(cost, this.opts.perSecond, 'keyless');
     if (!refusal) {
       const outcome = gcra(this.tats.get(client) ?? 0, this.now(), this.interval, cost - prepaid);
       if (outcome.allowed) {
         this.tats.set(client, outcome.tat);
-        return;
+        return undefined;
       }
       refusal = fromGcra(outcome, this.opts.perSecond, 'keyless');
     }
     countRefusal('keyless');
-    throw refusalError(refusal);
+    return refusal;
   }
 }

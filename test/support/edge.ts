@@ -4,7 +4,7 @@
  * bring their own upstreams; the full gateway tests go through src/app.ts (test/support/gateway.ts).
  */
 import type { AddressInfo } from 'node:net';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config, ConfigInput } from '../../src/config/schema.js';
 import { Edge } from '../../src/edge/edge.js';
@@ -36,6 +36,8 @@ export interface TestEdgeOptions {
   overrides?: Partial<ConfigInput>;
   /** The clock of the limiter and the keyless budget; a frozen clock makes a per-second budget exact. */
   now?: () => number;
+  /** The edge's logger; silent when absent. */
+  logger?: Logger;
 }
 
 type Handlers = Partial<Record<ApiKind, ApiHandler>>;
@@ -64,7 +66,7 @@ export async function startTestEdge(handlersOrBuild: Handlers | ((router: Router
   const verifier = createKeyVerifier(store, config.keys, config.plans);
   const charged = new Map<string, number>();
   const limiter = counting(await createLimiter({ limits: config.limits, usage: store, now: opts.now }), charged);
-  const edge = new Edge({ config, router, verifier, limiter, handlers, logger: pino({ level: 'silent' }), now: opts.now });
+  const edge = new Edge({ config, router, verifier, limiter, handlers, logger: opts.logger ?? pino({ level: 'silent' }), now: opts.now });
   const server = createPublicServer(config.server);
   server.on('request', edge.handle);
   server.on('upgrade', edge.upgrade);
