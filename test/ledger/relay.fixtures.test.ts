@@ -44,6 +44,12 @@ describe('ledger relay on real mirror-node example responses', () => {
     expect(block.transactions).to.deep.equal([]);
   });
 
+  it('a block’s gasLimit follows the block’s hapi_version (0.22.3: 30M), not the per-transaction limit', async () => {
+    const block = (await result(relay, 'eth_getBlockByNumber', ['0x12', false])) as any;
+    expect(BLOCKS.find((b) => b.number === 18).hapi_version).to.equal('0.22.3');
+    expect(block.gasLimit).to.equal('0x1c9c380');
+  });
+
   it('follows links.next to collect a block’s transactions; a mirror node without hbar=false has its tinybar converted to weibar', async () => {
     const block = valid('eth_getBlockByNumber', await result(relay, 'eth_getBlockByNumber', [`0x${BUSY_BLOCK.toString(16)}`, true])) as any;
     expect(block.transactions.map((t: any) => t.hash)).to.deep.equal(RESULTS.map((r) => r.hash));
