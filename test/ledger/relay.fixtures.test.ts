@@ -203,6 +203,13 @@ describe('ledger relay on real mirror-node example responses', () => {
       expect(Number(RESULT_DETAILS.timestamp.split('.')[0])).to.not.equal(Number(block.timestamp));
       expect(receipt.logs.map((l: any) => l.blockTimestamp)).to.deep.equal(receipt.logs.map(() => block.timestamp));
     });
+
+    it('eth_getLogs takes a null address or null topics as any (OpenRPC Filter), where the official relay refuses them', async () => {
+      const range = { fromBlock: '0x10', toBlock: '0x13' };
+      for (const filter of [{ address: null, topics: null }, { address: null, topics: [[], [`0x${'ab'.repeat(32)}`]] }, { address: [CONTRACT.evm_address], topics: null }]) {
+        expect(await call(relay, 'eth_getLogs', [{ ...filter, ...range }]), JSON.stringify(filter)).to.have.property('result').that.is.an('array');
+      }
+    });
   });
 
   it('eth_getTransactionByBlockNumberAndIndex finds a transaction by its index in the block', async () => {
