@@ -13,6 +13,8 @@ export interface MirrorBlock {
   logs_bloom: string | null;
   size: number | null;
   count: number;
+  /** The services release that wrote the block, `major.minor.patch`. */
+  hapi_version?: string | null;
 }
 
 export interface MirrorLog {

@@ -1,3 +1,4 @@
+import { blockGasLimit } from '../ledger/blockGasLimit.js';
 import { toQuantity } from '../ledger/convert.js';
 import type { MirrorBlock } from '../ledger/reads.js';
 import { blockNumberOrTag, count, invalidParam, positional } from './params.js';
@@ -31,7 +32,7 @@ export async function eth_feeHistory(params: unknown[], env: MethodEnv) {
   return {
     oldestBlock: toQuantity(first),
     baseFeePerGas: Array.from({ length: blocks.length + 1 }, () => price),
-    gasUsedRatio: blocks.map((b) => Math.min(1, (b.gas_used ?? 0) / env.ledger.maxGas)),
+    gasUsedRatio: blocks.map((b) => Math.min(1, (b.gas_used ?? 0) / blockGasLimit(b.hapi_version))),
     ...(Array.isArray(percentiles) ? { reward: blocks.map(() => percentiles.map(() => '0x0')) } : {}),
   };
 }

@@ -1,5 +1,6 @@
 /** Lookups several methods share: a block as Ethereum shows it, a block's transaction by index or hash, the gas price. */
 import { partiesOf, type Parties } from '../ledger/addresses.js';
+import { blockGasLimit } from '../ledger/blockGasLimit.js';
 import { standaloneTx, type BlockTx } from '../ledger/blocks.js';
 import { tinybarToWeibar, timestampSeconds, toHash32 } from '../ledger/convert.js';
 import { blockContext, formatBlock, formatBlockTransaction, type BlockContext } from '../ledger/format.js';
@@ -30,7 +31,7 @@ export async function blockObject(env: MethodEnv, block: MirrorBlock | null, ful
   if (full && rows) void rows.then((rs) => Promise.all(rs.map((r) => partiesOf(env.reads, r)))).catch(() => undefined);
   const [contents, price] = await Promise.all([env.reads.blockContents(block, rows), blockGasPriceWeibar(env, block.timestamp.to)]);
   const parties = full ? await Promise.all(contents.txs.map((tx) => partiesOfTx(env, tx))) : [];
-  return formatBlock(block, contents, parties, full, { gasPriceWeibar: price, gasLimit: env.ledger.maxGas, chainId: env.chainId });
+  return formatBlock(block, contents, parties, full, { gasPriceWeibar: price, gasLimit: blockGasLimit(block.hapi_version), chainId: env.chainId });
 }
 
 export async function transactionAt(env: MethodEnv, block: MirrorBlock | null, index: number) {

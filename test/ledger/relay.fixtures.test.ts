@@ -44,6 +44,12 @@ describe('ledger relay on real mirror-node example responses', () => {
     expect(block.transactions).to.deep.equal([]);
   });
 
+  it('a block’s gasLimit follows the block’s hapi_version (0.22.3: 30M), not the per-transaction limit', async () => {
+    const block = (await result(relay, 'eth_getBlockByNumber', ['0x12', false])) as any;
+    expect(BLOCKS.find((b) => b.number === 18).hapi_version).to.equal('0.22.3');
+    expect(block.gasLimit).to.equal('0x1c9c380');
+  });
+
   it('follows links.next to collect a block’s transactions; a mirror node without hbar=false has its tinybar converted to weibar', async () => {
     const block = valid('eth_getBlockByNumber', await result(relay, 'eth_getBlockByNumber', [`0x${BUSY_BLOCK.toString(16)}`, true])) as any;
     expect(block.transactions.map((t: any) => t.hash)).to.deep.equal(RESULTS.map((r) => r.hash));
@@ -196,6 +202,13 @@ describe('ledger relay on real mirror-node example responses', () => {
       const block = (await result(relay, 'eth_getBlockByNumber', [receipt.blockNumber, false])) as any;
       expect(Number(RESULT_DETAILS.timestamp.split('.')[0])).to.not.equal(Number(block.timestamp));
       expect(receipt.logs.map((l: any) => l.blockTimestamp)).to.deep.equal(receipt.logs.map(() => block.timestamp));
+    });
+
+    it('eth_getLogs takes a null address or null topics as any (OpenRPC Filter), where the official relay refuses them', async () => {
+      const range = { fromBlock: '0x10', toBlock: '0x13' };
+      for (const filter of [{ address: null, topics: null }, { address: null, topics: [[], [`0x${'ab'.repeat(32)}`]] }, { address: [CONTRACT.evm_address], topics: null }]) {
+        expect(await call(relay, 'eth_getLogs', [{ ...filter, ...range }]), JSON.stringify(filter)).to.have.property('result').that.is.an('array');
+      }
     });
   });
 
