@@ -3,8 +3,8 @@ import { Pool, errors as undiciErrors } from 'undici';
 import { GatewayError, hidingCause } from '../errors.js';
 import { redactText } from '../log.js';
 import { onFirstUse } from '../startOnce.js';
-import { recordUpstream, upstreamChainMismatch, upstreamHedges, upstreamInRotation } from '../metrics.js';
-import { exchangeText, type Exchange, type TextAnswer } from './textExchange.js';
+import { UpstreamSeries, upstreamChainMismatch, upstreamHedges, upstreamInRotation } from '../metrics.js';
+import { exchangeTextInBurst, type Exchange, type TextAnswer } from './textExchange.js';
 import { UpstreamHealth, type HealthConfig } from './upstreamHealth.js';
 
 /** Why one upstream attempt failed; every one of these moves on to the next upstream. */
@@ -31,8 +31,11 @@ interface Upstream {
   path: string;
   headers: string[];
   label: string;
-  /** Its metric labels, made once rather than per request. */
+  /** Its metric labels, made once rather than per request, and its series of the per-request metrics. */
   labels: { network: string; upstream: string };
+  series: UpstreamSeries;
+  /** The keep-alive pool of its origin (shared with any other upstream there). */
+  pool: Pool;
   health: UpstreamHealth;
   /** unverified until its eth_chainId answered; refused for good when it named another chain. */
   state: 'unverified' | 'verified' | 'refused';
@@ -78,6 +81,8 @@ export class UpstreamPool {
   private readonly pools = new Map<string, Pool>();
   private upstreams: Upstream[] = [];
   private readonly starting = onFirstUse(() => this.init());
+  /** Set once started: a request then does not wait a turn on the settled start. */
+  private ready = false;
   private probe?: NodeJS.Timeout;
   private closed = false;
 
@@ -95,9 +100,10 @@ export class UpstreamPool {
       const headers = ['content-type', 'application/json', ...(u.username ? ['authorization', basicAuth(u)] : [])];
       const label = upstreamLabel(i);
       const labels = { network: this.opts.networkId, upstream: label };
-      return { url: u, path: u.pathname + u.search, headers, label, labels, health: new UpstreamHealth(this.opts.health), state: 'unverified', probing: false };
+      const series = new UpstreamSeries(labels);
+      return { url: u, path: u.pathname + u.search, headers, label, labels, series, pool: this.pool(u.origin), health: new UpstreamHealth(this.opts.health), state: 'unverified', probing: false };
     });
-    if (this.closed || this.upstreams.length === 0) return;
+    if (this.closed || this.upstreams.length === 0) return void (this.ready = true);
     this.probe = setInterval(() => this.probeAll(), this.opts.health.probeIntervalMs).unref();
     // Serving starts with the first upstream confirmed, so one that hangs at start-up does not hold the others back.
     await new Promise<void>((resolve) => {
@@ -112,6 +118,7 @@ export class UpstreamPool {
         });
       }
     });
+    this.ready = true;
   }
 
   /** One eth_chainId: verified, refused (logged and counted), or left unverified for the probe to retry. */
@@ -183,6 +190,11 @@ export class UpstreamPool {
    * ahead alone, which answers as a node does for a block it does not have yet.
    */
   private order(minHead?: bigint, exclude?: string): Upstream[] {
+    // One upstream: every rule below comes to it alone, when it is verified and not the one excluded.
+    if (this.upstreams.length === 1) {
+      const only = this.upstreams[0];
+      return only.state === 'verified' && only.label !== exclude ? [only] : [];
+    }
     const best = this.bestHead();
     const verified = this.upstreams.filter((u) => u.state === 'verified' && u.label !== exclude);
     const byScore = (a: Upstream, b: Upstream) => a.health.score() - b.health.score();
@@ -215,7 +227,7 @@ export class UpstreamPool {
    */
   async post<T = unknown>(body: string, opts: PostOptions<T> = {}): Promise<T> {
     const read = opts.read ?? (parseJson as (text: string) => T | undefined);
-    await this.start();
+    if (!this.ready) await this.start();
     const order = this.order(opts.minHead, opts.exclude);
     if (order.length === 0) {
       if (this.upstreams.length === 0) throw new GatewayError('UPSTREAM_NOT_CONFIGURED', this.opts.networkId);
@@ -296,12 +308,12 @@ export class UpstreamPool {
       if (outcome !== 'aborted') u.health.failed();
       throw err;
     } finally {
-      recordUpstream(u.labels, (performance.now() - started) / 1000, outcome);
+      u.series.record((performance.now() - started) / 1000, outcome);
     }
   }
 
   private exchange(u: Upstream, body: string): Exchange {
-    return exchangeText(this.pool(u.url.origin), { method: 'POST', path: u.path, headers: u.headers, body, timeoutMs: this.opts.timeoutMs });
+    return exchangeTextInBurst(u.pool, { method: 'POST', path: u.path, headers: u.headers, body, timeoutMs: this.opts.timeoutMs });
   }
 
   private pool(origin: string): Pool {
