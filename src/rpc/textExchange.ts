@@ -84,46 +84,8 @@ class TextHandler implements Dispatcher.DispatchHandler, Exchange {
  * Sends a GET, or a POST of `body`, through `dispatcher`; headers as a flat list of names and values, prepared once per
  * upstream. The EVM upstream pool and the ledger's mirror client both exchange text this way.
  */
-export function exchangeText(dispatcher: Dispatcher, opts: ExchangeOptions): Exchange {
+export function exchangeText(dispatcher: Dispatcher, opts: { method: 'GET' | 'POST'; path: string; headers: string[]; body?: string; timeoutMs: number }): Exchange {
   const handler = new TextHandler();
-  dispatcher.dispatch(dispatchOptions(opts), handler);
-  return handler;
-}
-
-interface ExchangeOptions {
-  method: 'GET' | 'POST';
-  path: string;
-  headers: string[];
-  body?: string;
-  timeoutMs: number;
-}
-
-const dispatchOptions = (opts: ExchangeOptions): Dispatcher.DispatchOptions => ({
-  method: opts.method,
-  path: opts.path,
-  headers: opts.headers,
-  body: opts.body,
-  headersTimeout: opts.timeoutMs,
-  bodyTimeout: opts.timeoutMs,
-});
-
-let burst: Array<{ dispatcher: Dispatcher; options: Dispatcher.DispatchOptions; handler: TextHandler }> = [];
-
-function sendBurst(): void {
-  const sending = burst;
-  burst = [];
-  for (const { dispatcher, options, handler } of sending) dispatcher.dispatch(options, handler);
-}
-
-/**
- * As exchangeText, but sent at the end of the event loop's turn with every other exchange made ready in it, as
- * endInBurst ends answers: requests written one by one as each client's arrives mostly find the upstream asleep, and
- * on loopback the writer pays for waking it. Sent together, the first wakes it and the rest find it awake, and their
- * answers come back together too. An exchange given up before then is aborted as it starts.
- */
-export function exchangeTextInBurst(dispatcher: Dispatcher, opts: ExchangeOptions): Exchange {
-  const handler = new TextHandler();
-  if (burst.length === 0) setImmediate(sendBurst);
-  burst.push({ dispatcher, options: dispatchOptions(opts), handler });
+  dispatcher.dispatch({ method: opts.method, path: opts.path, headers: opts.headers, body: opts.body, headersTimeout: opts.timeoutMs, bodyTimeout: opts.timeoutMs }, handler);
   return handler;
 }

@@ -4,7 +4,7 @@ import { GatewayError, hidingCause } from '../errors.js';
 import { redactText } from '../log.js';
 import { onFirstUse } from '../startOnce.js';
 import { UpstreamSeries, upstreamChainMismatch, upstreamHedges, upstreamInRotation } from '../metrics.js';
-import { exchangeTextInBurst, type Exchange, type TextAnswer } from './textExchange.js';
+import { exchangeText, type Exchange, type TextAnswer } from './textExchange.js';
 import { UpstreamHealth, type HealthConfig } from './upstreamHealth.js';
 
 /** Why one upstream attempt failed; every one of these moves on to the next upstream. */
@@ -313,7 +313,7 @@ export class UpstreamPool {
   }
 
   private exchange(u: Upstream, body: string): Exchange {
-    return exchangeTextInBurst(u.pool, { method: 'POST', path: u.path, headers: u.headers, body, timeoutMs: this.opts.timeoutMs });
+    return exchangeText(u.pool, { method: 'POST', path: u.path, headers: u.headers, body, timeoutMs: this.opts.timeoutMs });
   }
 
   private pool(origin: string): Pool {
