@@ -35,7 +35,8 @@ export async function respond(
   ctx: CallContext & { key: VerifiedKey },
 ): Promise<Answer & { refusal?: GatewayError }> {
   const backend = new CallChecks(inner, opts.limiter, ctx.key, opts.debugPlans, opts.writeBudgetFor(ctx.network));
-  return { ...(await answer(parsed, backend, ctx)), refusal: backend.refusal };
+  const answered = await answer(parsed, backend, ctx);
+  return backend.refusal ? { ...answered, refusal: backend.refusal } : answered;
 }
 
 /**
