@@ -7,7 +7,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { call, child, fmt, gateway, type Child } from './harness.js';
-import { blockHash, LATEST_BLOCK, TRIPS_PATH, txHash } from './mirrorStub.js';
+import { blockHash, LATEST_BLOCK, RATES_SET_BLOCK, TRIPS_PATH, txHash } from './mirrorStub.js';
 import { officialRelayDir, startOfficialRelay, type OfficialRelay } from './officialRelay.js';
 
 export const MIRROR_DELAY_MS = Number(process.env.BENCH_MIRROR_DELAY_MS ?? 40);
@@ -30,6 +30,8 @@ const METHODS: Array<{ name: string; body: (block: number) => string }> = [
   { name: 'eth_call, latest', body: () => call('eth_call', [{ to: CONTRACT, data: '0x70a08231' }, 'latest']) },
   { name: 'eth_blockNumber', body: () => call('eth_blockNumber', []) },
   { name: 'eth_chainId', body: () => call('eth_chainId', []) },
+  // Blocks before RATES_SET_BLOCK: the current gas price may not be the one these paid.
+  { name: 'eth_getTransactionReceipt, before the rates were set', body: (n) => call('eth_getTransactionReceipt', [txHash(n, 0).slice(0, 66)]) },
 ];
 
 export interface MethodLatency {
@@ -52,6 +54,7 @@ async function callsOf(url: string, headers: Record<string, string>, mirrorUrl: 
   await tripsRead();
   for (let i = 0; i < CALLS; i++) {
     const block = LATEST_BLOCK - 1 - method * 1_000 - i;
+    if (METHODS[method].name.includes('before the rates') && block >= RATES_SET_BLOCK) throw new Error(`block ${block} is not before the rates were set`);
     const started = performance.now();
     const res = await fetch(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: METHODS[method].body(block) });
     const text = await res.text();

@@ -7,6 +7,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export const LATEST_BLOCK = 50_000;
+/**
+ * The block in which the fee schedule and the exchange rate were last set: a receipt of a later transaction can take
+ * the current gas price, one of an earlier one reads the price at its block's end.
+ */
+export const RATES_SET_BLOCK = LATEST_BLOCK - 10_000;
 export const COUNT_PATH = '/__requests';
 /** Reads, and restarts, the longest chain of sequential requests seen since the last read (see startMirrorStub). */
 export const TRIPS_PATH = '/__trips';
@@ -164,10 +169,10 @@ function route(method: string, url: URL): [number, unknown] {
     ];
   }
   if (p === '/network/fees') {
-    return [200, { fees: [{ gas: 71, transaction_type: 'ContractCall' }, { gas: 71, transaction_type: 'ContractCreate' }, { gas: 71, transaction_type: 'EthereumTransaction' }], timestamp: ts(seconds(LATEST_BLOCK)) }];
+    return [200, { fees: [{ gas: 71, transaction_type: 'ContractCall' }, { gas: 71, transaction_type: 'ContractCreate' }, { gas: 71, transaction_type: 'EthereumTransaction' }], timestamp: ts(seconds(RATES_SET_BLOCK)) }];
   }
   if (p === '/network/exchangerate') {
-    return [200, { current_rate: { cent_equivalent: 12, expiration_time: 4102444800, hbar_equivalent: 1 }, next_rate: { cent_equivalent: 12, expiration_time: 4102448400, hbar_equivalent: 1 }, timestamp: ts(seconds(LATEST_BLOCK)) }];
+    return [200, { current_rate: { cent_equivalent: 12, expiration_time: 4102444800, hbar_equivalent: 1 }, next_rate: { cent_equivalent: 12, expiration_time: 4102448400, hbar_equivalent: 1 }, timestamp: ts(seconds(RATES_SET_BLOCK)) }];
   }
   return [404, { _status: { messages: [{ message: 'Not found' }] } }];
 }

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
-import { HotCounter, HotHistogram } from './hotMetrics.js';
+import { HotCounter, HotHistogram, type CounterSeries, type HistogramSeries } from './hotMetrics.js';
 
 /** The one registry every module registers its metrics on. Labels never carry an API key or key id. */
 export const registry = new Registry();
@@ -19,10 +19,29 @@ const upstreamRequests = new HotCounter('gateway_upstream_requests_total', 'Requ
 
 const upstreamDuration = new HotHistogram('gateway_upstream_request_duration_seconds', 'Upstream request duration by network and upstream', ['network', 'upstream'], LATENCY_BUCKETS, registry);
 
-/** One request to an upstream (an EVM node's label, `mirror`, `graphql`, ...) that took `seconds` and ended as `outcome` (an HTTP status, ok, timeout, error, ...). */
+/**
+ * One upstream's series (an EVM node's label, `mirror`, `graphql`, ...), each found once and then held: recording a
+ * request looks up no labels.
+ */
+export class UpstreamSeries {
+  private duration?: HistogramSeries;
+  private readonly outcomes = new Map<string, CounterSeries>();
+
+  constructor(readonly labels: { network: string; upstream: string }) {}
+
+  /** One request that took `seconds` and ended as `outcome` (an HTTP status, ok, timeout, error, ...). */
+  record(seconds: number, outcome: string): void {
+    const { network, upstream } = this.labels;
+    (this.duration ??= upstreamDuration.child(network, upstream)).observe(seconds);
+    let count = this.outcomes.get(outcome);
+    if (!count) this.outcomes.set(outcome, (count = upstreamRequests.child(network, upstream, outcome)));
+    count.inc();
+  }
+}
+
+/** One request to an upstream whose labels come with the request (the REST and GraphQL passthrough). */
 export function recordUpstream(labels: { network: string; upstream: string }, seconds: number, outcome: string): void {
-  upstreamDuration.child(labels.network, labels.upstream).observe(seconds);
-  upstreamRequests.child(labels.network, labels.upstream, outcome).inc();
+  new UpstreamSeries(labels).record(seconds, outcome);
 }
 
 export const upstreamChainMismatch = new Counter({

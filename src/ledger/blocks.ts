@@ -42,6 +42,15 @@ export function trieReceipt(tx: BlockTx): TrieReceipt {
 
 /** Pure: the block's contents from its (executed, de-duplicated) contract results and its logs. */
 export function assembleBlock(results: ContractResult[], logs: MirrorLog[]): BlockContents {
+  const txs = blockTxs(results, logs);
+  return { txs, receiptsRoot: txs.length === 0 ? EMPTY_TRIE_ROOT : receiptsRoot(txs.map(trieReceipt)) };
+}
+
+/**
+ * The block's transactions in order with their running gas. Only contract results use gas, so given just one
+ * transaction's logs, that transaction still comes out as it would with all of them.
+ */
+export function blockTxs(results: ContractResult[], logs: MirrorLog[]): BlockTx[] {
   const logsByHash = new Map<string, MirrorLog[]>();
   for (const log of logs) {
     const hash = toHash32(log.transaction_hash ?? '');
@@ -59,8 +68,7 @@ export function assembleBlock(results: ContractResult[], logs: MirrorLog[]): Blo
   }
   txs.sort((a, b) => a.index - b.index);
   let cumulative = 0n;
-  const withGas = txs.map((tx) => ({ ...tx, cumulativeGasUsed: (cumulative += tx.gasUsed) }));
-  return { txs: withGas, receiptsRoot: withGas.length === 0 ? EMPTY_TRIE_ROOT : receiptsRoot(withGas.map(trieReceipt)) };
+  return txs.map((tx) => ({ ...tx, cumulativeGasUsed: (cumulative += tx.gasUsed) }));
 }
 
 /** A contract result on its own, for when its block's listing does not have it (the mirror node is catching up). */

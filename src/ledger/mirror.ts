@@ -6,7 +6,7 @@
 import { Pool } from 'undici';
 import { parse as losslessParse } from 'lossless-json';
 import { GatewayError, hidingCause } from '../errors.js';
-import { recordUpstream } from '../metrics.js';
+import { UpstreamSeries } from '../metrics.js';
 import { exchangeText } from '../rpc/textExchange.js';
 
 export interface MirrorOptions {
@@ -75,7 +75,7 @@ export class MirrorClient {
   /** Request headers as undici's flat list, made once: GETs', and POSTs' with their content type. */
   private readonly getHeaders: string[];
   private readonly postHeaders: string[];
-  private readonly labels: { network: string; upstream: string };
+  private readonly series: UpstreamSeries;
   private readonly inFlight = new Map<string, Promise<unknown>>();
   readonly stats: MirrorStats = { requests: 0, retries: 0, failures: 0, coalesced: 0 };
 
@@ -84,7 +84,7 @@ export class MirrorClient {
     this.call = opts.callUrl ? target(opts.callUrl) : this.rest;
     this.getHeaders = ['accept', 'application/json', ...(opts.apiKey ? ['x-api-key', opts.apiKey] : [])];
     this.postHeaders = [...this.getHeaders, 'content-type', 'application/json'];
-    this.labels = { network: opts.network ?? '', upstream: 'mirror' };
+    this.series = new UpstreamSeries({ network: opts.network ?? '', upstream: 'mirror' });
   }
 
   /**
@@ -149,7 +149,7 @@ export class MirrorClient {
         lastProblem = (err as Error).name === 'TimeoutError' || /timeout/i.test((err as Error).message) ? `no answer within ${timeout} ms` : (err as Error).message;
       } finally {
         clearTimeout(timer);
-        recordUpstream(this.labels, (performance.now() - started) / 1000, outcome);
+        this.series.record((performance.now() - started) / 1000, outcome);
       }
       if (attempt < this.opts.retries) {
         const backoff = Math.max(retryAfterMs, Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** attempt));

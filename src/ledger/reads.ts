@@ -4,9 +4,9 @@
  * state (balance, nonce) never, because a client sending transactions back to back needs the current nonce.
  */
 import { GatewayError, isGatewayError } from '../errors.js';
-import { assembleBlock, type BlockContents } from './blocks.js';
+import { assembleBlock, blockTxs, type BlockContents, type BlockTx } from './blocks.js';
 import type { ReadCache } from './cache.js';
-import { WEIBAR_PER_TINYBAR } from './convert.js';
+import { toHash32, WEIBAR_PER_TINYBAR } from './convert.js';
 import type { MirrorClient } from './mirror.js';
 import type { ContractResult, MirrorBlock, MirrorLog, MirrorAccount, BlockRef } from './records.js';
 
@@ -40,7 +40,23 @@ function tinybarResultToWeibar(r: ContractResult): ContractResult {
   return r;
 }
 
-type FeesBody = { fees?: Array<{ gas: number; transaction_type: string }> };
+/** `timestamp`: when the fee schedule (in /network/fees) or the exchange rate (in /network/exchangerate) was set. */
+type FeesBody = { fees?: Array<{ gas: number; transaction_type: string }>; timestamp?: string };
+
+/** Consensus timestamps (`<seconds>.<nanos>`, nanos 9 digits as the mirror node writes them) in order. */
+function notAfter(a: string | undefined, b: string): boolean {
+  if (a === undefined) return false;
+  const [as, an = ''] = a.split('.');
+  const [bs, bn = ''] = b.split('.');
+  return as.length !== bs.length ? as.length < bs.length : as !== bs ? as < bs : an <= bn;
+}
+
+/** The current fee schedule's gas price, the times it and the exchange rate were set, and the blocks it covers. */
+interface FeeState {
+  /** The newest block the mirror node was known to have when this was asked for: its changes up to there are in. */
+  covers: number;
+  read: Promise<{ tinybar: bigint; feesSet?: string; rateSet?: string } | undefined>;
+}
 
 function ethereumFee(body: FeesBody | null): bigint {
   const fee = body?.fees?.find((f) => f.transaction_type === 'EthereumTransaction');
@@ -156,6 +172,7 @@ export class LedgerReads {
   }
 
   private newest?: MirrorBlock;
+  private feeState?: FeeState;
 
   private saw<T extends MirrorBlock | null>(block: T): T {
     if (block && (!this.newest || block.number > this.newest.number)) this.newest = block;
@@ -234,6 +251,16 @@ export class LedgerReads {
     return rows;
   }
 
+  /**
+   * One transaction of a block as blockContents lists it, from the block's contract results (`rows`) and that
+   * transaction's own logs, which need no timestamp range: its index, running gas and logs come out the same.
+   * Undefined when the block lists no such transaction.
+   */
+  async blockTransaction(rows: Promise<ContractResult[]>, txLogs: MirrorLog[], hash: string): Promise<BlockTx | undefined> {
+    const hash32 = toHash32(hash);
+    return blockTxs(executedResults(await rows), txLogs).find((tx) => tx.hash === hash32);
+  }
+
   /** The contract results of a block, in order. */
   async blockResults(block: MirrorBlock): Promise<ContractResult[]> {
     return (await this.blockContents(block)).txs.flatMap((tx) => (tx.result ? [tx.result] : []));
@@ -273,6 +300,30 @@ export class LedgerReads {
       const body = await this.mirror.get<FeesBody>(`/api/v1/network/fees?timestamp=lte:${timestamp}`);
       return body ? ethereumFee(body) : this.gasPriceTinybar();
     });
+  }
+
+  /**
+   * The gas price in force at the end of block `number` without its end, which gasPriceTinybarAt needs: the current
+   * one when neither the fee schedule nor the exchange rate (the mirror node prices gas with both) was set after
+   * consensus time `since`, a time in that block. Undefined otherwise, or when the mirror node does not say. Both
+   * are read once the mirror node is known to have the block, so a change within it is in what they say; one
+   * reading serves every block up to the newest known when it was asked for.
+   */
+  async gasPriceTinybarSince(number: number, since: string): Promise<bigint | undefined> {
+    if (!this.feeState || this.feeState.covers < number) {
+      const state: FeeState = { covers: Math.max(number, this.newest?.number ?? number), read: Promise.resolve(undefined) };
+      state.read = Promise.all([this.mirror.get<FeesBody>('/api/v1/network/fees'), this.mirror.get<FeesBody>('/api/v1/network/exchangerate')]).then(
+        ([fees, rate]) => ({ tinybar: ethereumFee(fees), feesSet: fees?.timestamp, rateSet: rate?.timestamp }),
+        () => {
+          // Asked again next time rather than never.
+          if (this.feeState === state) this.feeState = undefined;
+          return undefined;
+        },
+      );
+      this.feeState = state;
+    }
+    const state = await this.feeState.read;
+    return state && notAfter(state.feesSet, since) && notAfter(state.rateSet, since) ? state.tinybar : undefined;
   }
 
   /** Current account state; null when the address has no account. Never cached (nonces move). */

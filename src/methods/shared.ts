@@ -4,7 +4,7 @@ import { blockGasLimit } from '../ledger/blockGasLimit.js';
 import { standaloneTx, type BlockTx } from '../ledger/blocks.js';
 import { tinybarToWeibar, timestampSeconds, toHash32 } from '../ledger/convert.js';
 import { blockContext, formatBlock, formatBlockTransaction, type BlockContext } from '../ledger/format.js';
-import type { BlockRef, ContractResult, MirrorBlock } from '../ledger/reads.js';
+import type { BlockRef, ContractResult, MirrorBlock, MirrorLog } from '../ledger/reads.js';
 import type { MethodEnv } from './types.js';
 
 export async function gasPriceWeibar(env: MethodEnv): Promise<bigint> {
@@ -50,27 +50,39 @@ function resultBlockContext(r: ContractResult, block: MirrorBlock | null): Block
 
 /**
  * A transaction by hash, as a transaction of its block: a contract result, or else the synthetic transaction whose
- * logs carry that hash, with the gas price its block paid. Null when the mirror node has neither.
+ * logs carry that hash, with the gas price its block paid. Null when the mirror node has neither. Cold, two mirror
+ * round trips: the result beside the transaction's logs, then its block, the block's results and the parties.
  */
 export async function locateTransaction(env: MethodEnv, hash: string): Promise<{ tx: BlockTx; block: BlockContext; price: bigint } | null> {
+  const logs = env.reads.transactionLogs(hash);
+  logs.catch(() => undefined);
   const result = await env.reads.contractResult(hash);
-  if (result) {
-    // Beside its block: the look-ups of its sender and recipient (kept) and its block's other results, which the
-    // mirror node has, as it has this one's block.
-    partiesOf(env.reads, result).catch(() => undefined);
-    const rows = result.block_number === null ? undefined : env.reads.earlyBlockRows({ number: result.block_number }, true);
-    const block = result.block_number === null ? null : await env.reads.blockByNumber(result.block_number);
-    const [contents, price] = await Promise.all([block && env.reads.blockContents(block, rows), blockGasPriceWeibar(env, block?.timestamp.to ?? result.timestamp)]);
-    const listed = contents?.txs.find((t) => t.hash === toHash32(result.hash));
-    return { tx: listed ?? standaloneTx(result), block: resultBlockContext(result, block), price };
-  }
-  const logs = await env.reads.transactionLogs(hash);
-  const number = logs[0]?.block_number;
-  const block = number === undefined ? null : await env.reads.blockByNumber(number);
-  if (!block) return null;
-  const [contents, price] = await Promise.all([env.reads.blockContents(block), blockGasPriceWeibar(env, block.timestamp.to)]);
-  const tx = contents.txs.find((t) => t.hash === toHash32(hash));
-  return tx ? { tx, block: blockContext(block), price } : null;
+  if (result) partiesOf(env.reads, result).catch(() => undefined);
+  const first = result ? undefined : (await logs)[0];
+  const number = result?.block_number ?? first?.block_number;
+  if (number === null || number === undefined) return null;
+  const found = await inBlock(env, number, hash, logs, result?.timestamp ?? first?.timestamp);
+  if (result) return { tx: found.tx ?? standaloneTx(result), block: resultBlockContext(result, found.block), price: found.price ?? (await blockGasPriceWeibar(env, result.timestamp)) };
+  return found.block && found.tx && found.price !== undefined ? { tx: found.tx, block: blockContext(found.block), price: found.price } : null;
+}
+
+/**
+ * Transaction `hash` in block `number` (undefined when the block does not list it), and the gas price the block
+ * paid (undefined without the block). Unless the block's contents are kept, the transaction is found from the
+ * block's contract results and its own logs, read beside the block; the price is the current one where that was in
+ * force since `since`, the transaction's consensus time.
+ */
+async function inBlock(env: MethodEnv, number: number, hash: string, logs: Promise<MirrorLog[]>, since: string | undefined) {
+  const rows = env.reads.earlyBlockRows({ number }, true);
+  const current = since === undefined ? undefined : env.reads.gasPriceTinybarSince(number, since);
+  current?.catch(() => undefined);
+  const block = await env.reads.blockByNumber(number);
+  if (!block) return { block };
+  const [tx, tinybar] = await Promise.all([
+    rows ? logs.then((own) => env.reads.blockTransaction(rows, own, hash)) : env.reads.blockContents(block).then((c) => c.txs.find((t) => t.hash === toHash32(hash))),
+    (async () => (await current) ?? env.reads.gasPriceTinybarAt(block.timestamp.to))(),
+  ]);
+  return { block, tx, price: tinybarToWeibar(tinybar) };
 }
 
 /**

@@ -102,7 +102,9 @@ export class EvmForwarder implements RpcBackend {
       }
     });
     if (forward.length > 0) kept.push(logQueries ? this.forwardLogs(calls, forward, outcomes, ctx) : this.forward(calls, forward, outcomes, ctx));
-    await Promise.all(kept);
+    // Most bodies wait on one thing: no Promise.all for it.
+    if (kept.length === 1) await kept[0];
+    else if (kept.length > 1) await Promise.all(kept);
     return outcomes;
   }
 
@@ -220,7 +222,14 @@ export class EvmForwarder implements RpcBackend {
     }
     let from: Answerer | undefined;
     const outcomes = await this.post(calls, { minHead, answered: (label, head) => (from = { label, head }) });
-    return Promise.all(outcomes.map((o, i) => this.consistent(calls[i], o, keyId, pin, from)));
+    let asking = false;
+    for (let i = 0; i < outcomes.length; i++) {
+      const outcome = this.consistent(calls[i], outcomes[i], keyId, pin, from);
+      if (outcome instanceof Promise) asking = true;
+      outcomes[i] = outcome as RpcOutcome;
+    }
+    // Only an answer asked again waits; the others are final as they came.
+    return asking ? Promise.all(outcomes) : outcomes;
   }
 
   /**
@@ -240,7 +249,7 @@ export class EvmForwarder implements RpcBackend {
    * `latest` block below it replaced by the block at it; a null block, receipt or transaction asked again, once, of an
    * upstream ahead of the one that answered. Only these few methods' answers are read; the rest pass as they came.
    */
-  private async consistent(call: RpcCall, outcome: RpcOutcome, keyId: string | undefined, pin: bigint | undefined, from: Answerer | undefined): Promise<RpcOutcome> {
+  private consistent(call: RpcCall, outcome: RpcOutcome, keyId: string | undefined, pin: bigint | undefined, from: Answerer | undefined): RpcOutcome | Promise<RpcOutcome> {
     if (!('result' in outcome)) return outcome;
     if (call.method === 'eth_blockNumber') {
       const head = quantityOf(plainResult(outcome.result));
@@ -253,8 +262,7 @@ export class EvmForwarder implements RpcBackend {
       const block = blockOf(call);
       const need = typeof block === 'bigint' ? block : block === 'latest' ? pin : from?.head !== undefined ? from.head + 1n : undefined;
       if (need === undefined || !this.upstream.hasHead(need, from?.label)) return outcome;
-      const [again] = await this.post([call], { minHead: need, exclude: from?.label }).catch(() => [outcome]);
-      return again;
+      return this.post([call], { minHead: need, exclude: from?.label }).then(([again]) => again, () => outcome);
     }
     if (call.method === 'eth_getBlockByNumber' && keyId !== undefined && blockOf(call) === 'latest') {
       const number = quantityOf((plainResult(outcome.result) as { number?: unknown } | null)?.number);
@@ -264,8 +272,10 @@ export class EvmForwarder implements RpcBackend {
         return outcome;
       }
       const atPin = { ...call, params: [hex(pin), ...(call.params as unknown[]).slice(1)] };
-      const [again] = await this.post([atPin], { minHead: pin, exclude: from?.label }).catch(() => [outcome]);
-      return 'result' in again && plainResult(again.result) !== null ? again : outcome;
+      return this.post([atPin], { minHead: pin, exclude: from?.label }).then(
+        ([again]) => ('result' in again && plainResult(again.result) !== null ? again : outcome),
+        () => outcome,
+      );
     }
     return outcome;
   }

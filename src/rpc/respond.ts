@@ -35,7 +35,8 @@ export async function respond(
   ctx: CallContext & { key: VerifiedKey },
 ): Promise<Answer & { refusal?: GatewayError }> {
   const backend = new CallChecks(inner, opts.limiter, ctx.key, opts.debugPlans, opts.writeBudgetFor(ctx.network));
-  return { ...(await answer(parsed, backend, ctx)), refusal: backend.refusal };
+  const answered = await answer(parsed, backend, ctx);
+  return backend.refusal ? { ...answered, refusal: backend.refusal } : answered;
 }
 
 /**
@@ -54,18 +55,20 @@ class CallChecks implements RpcBackend {
   ) {}
 
   async handle(calls: RpcCall[], ctx: CallContext): Promise<RpcOutcome[]> {
-    const refused = new Map<number, RpcOutcome>();
-    for (const [i, call] of calls.entries()) {
-      const denied = debugRefusal(call.method, this.key, this.debugPlans);
-      if (denied) refused.set(i, { error: toErrorObject(denied) });
-      if (denied || !this.writeBudget || !WRITE_METHODS.has(call.method)) continue;
+    // Made on the first refusal: most bodies have none.
+    let refused: Map<number, RpcOutcome> | undefined;
+    for (let i = 0; i < calls.length; i++) {
+      const method = calls[i].method;
+      const denied = debugRefusal(method, this.key, this.debugPlans);
+      if (denied) (refused ??= new Map()).set(i, { error: toErrorObject(denied) });
+      if (denied || !this.writeBudget || !WRITE_METHODS.has(method)) continue;
       const decision = await this.limiter.chargeWrite(this.key, this.writeBudget);
       if (decision.allowed) continue;
       this.refusal = refusalError(decision);
-      refused.set(i, { error: toErrorObject(this.refusal) });
+      (refused ??= new Map()).set(i, { error: toErrorObject(this.refusal) });
     }
     const paying: CallContext = { ...ctx, charge: () => this.chargeWork(ctx) };
-    if (refused.size === 0) return this.inner.handle(calls, paying);
+    if (!refused) return this.inner.handle(calls, paying);
     const pass = calls.filter((_, i) => !refused.has(i));
     const answers = pass.length > 0 ? await this.inner.handle(pass, paying) : [];
     let next = 0;

@@ -3,7 +3,7 @@ import { Pool, errors as undiciErrors } from 'undici';
 import { GatewayError, hidingCause } from '../errors.js';
 import { redactText } from '../log.js';
 import { onFirstUse } from '../startOnce.js';
-import { recordUpstream, upstreamChainMismatch, upstreamHedges, upstreamInRotation } from '../metrics.js';
+import { UpstreamSeries, upstreamChainMismatch, upstreamHedges, upstreamInRotation } from '../metrics.js';
 import { exchangeText, type Exchange, type TextAnswer } from './textExchange.js';
 import { UpstreamHealth, type HealthConfig } from './upstreamHealth.js';
 
@@ -31,8 +31,11 @@ interface Upstream {
   path: string;
   headers: string[];
   label: string;
-  /** Its metric labels, made once rather than per request. */
+  /** Its metric labels, made once rather than per request, and its series of the per-request metrics. */
   labels: { network: string; upstream: string };
+  series: UpstreamSeries;
+  /** The keep-alive pool of its origin (shared with any other upstream there). */
+  pool: Pool;
   health: UpstreamHealth;
   /** unverified until its eth_chainId answered; refused for good when it named another chain. */
   state: 'unverified' | 'verified' | 'refused';
@@ -78,6 +81,8 @@ export class UpstreamPool {
   private readonly pools = new Map<string, Pool>();
   private upstreams: Upstream[] = [];
   private readonly starting = onFirstUse(() => this.init());
+  /** Set once started: a request then does not wait a turn on the settled start. */
+  private ready = false;
   private probe?: NodeJS.Timeout;
   private closed = false;
 
@@ -95,9 +100,10 @@ export class UpstreamPool {
       const headers = ['content-type', 'application/json', ...(u.username ? ['authorization', basicAuth(u)] : [])];
       const label = upstreamLabel(i);
       const labels = { network: this.opts.networkId, upstream: label };
-      return { url: u, path: u.pathname + u.search, headers, label, labels, health: new UpstreamHealth(this.opts.health), state: 'unverified', probing: false };
+      const series = new UpstreamSeries(labels);
+      return { url: u, path: u.pathname + u.search, headers, label, labels, series, pool: this.pool(u.origin), health: new UpstreamHealth(this.opts.health), state: 'unverified', probing: false };
     });
-    if (this.closed || this.upstreams.length === 0) return;
+    if (this.closed || this.upstreams.length === 0) return void (this.ready = true);
     this.probe = setInterval(() => this.probeAll(), this.opts.health.probeIntervalMs).unref();
     // Serving starts with the first upstream confirmed, so one that hangs at start-up does not hold the others back.
     await new Promise<void>((resolve) => {
@@ -112,6 +118,7 @@ export class UpstreamPool {
         });
       }
     });
+    this.ready = true;
   }
 
   /** One eth_chainId: verified, refused (logged and counted), or left unverified for the probe to retry. */
@@ -183,6 +190,11 @@ export class UpstreamPool {
    * ahead alone, which answers as a node does for a block it does not have yet.
    */
   private order(minHead?: bigint, exclude?: string): Upstream[] {
+    // One upstream: every rule below comes to it alone, when it is verified and not the one excluded.
+    if (this.upstreams.length === 1) {
+      const only = this.upstreams[0];
+      return only.state === 'verified' && only.label !== exclude ? [only] : [];
+    }
     const best = this.bestHead();
     const verified = this.upstreams.filter((u) => u.state === 'verified' && u.label !== exclude);
     const byScore = (a: Upstream, b: Upstream) => a.health.score() - b.health.score();
@@ -213,13 +225,14 @@ export class UpstreamPool {
    * upstream is tried). With `hedge`, a slow first attempt is joined by one on the next upstream after its hedge delay;
    * the slower attempt is abandoned.
    */
-  async post<T = unknown>(body: string, opts: PostOptions<T> = {}): Promise<T> {
+  post<T = unknown>(body: string, opts: PostOptions<T> = {}): Promise<T> {
+    // Not an async function: once started, a request is one promise from here to its answer.
+    if (!this.ready) return this.start().then(() => this.post(body, opts));
     const read = opts.read ?? (parseJson as (text: string) => T | undefined);
-    await this.start();
     const order = this.order(opts.minHead, opts.exclude);
     if (order.length === 0) {
-      if (this.upstreams.length === 0) throw new GatewayError('UPSTREAM_NOT_CONFIGURED', this.opts.networkId);
-      throw new GatewayError('UPSTREAM_UNAVAILABLE', `no upstream of ${this.opts.networkId} has confirmed chain id ${this.opts.chainId}`);
+      if (this.upstreams.length === 0) return Promise.reject(new GatewayError('UPSTREAM_NOT_CONFIGURED', this.opts.networkId));
+      return Promise.reject(new GatewayError('UPSTREAM_UNAVAILABLE', `no upstream of ${this.opts.networkId} has confirmed chain id ${this.opts.chainId}`));
     }
     return new Promise((resolve, reject) => {
       const running = new Map<Upstream, Exchange>();
@@ -281,27 +294,36 @@ export class UpstreamPool {
     });
   }
 
-  /** One attempt, timed and counted, its outcome recorded in the upstream's health (an abandoned one is not). */
+  /**
+   * One attempt, timed and counted, its outcome recorded in the upstream's health (an abandoned one is not). The
+   * answer is awaited here rather than in a function of its own: one promise fewer per request.
+   */
   private async timed<T>(u: Upstream, exchange: Exchange, read: (text: string) => T | undefined): Promise<T> {
     // One clock for the health score and the histogram: prom-client's startTimer costs a closure, an hrtime and a copy
     // of the labels per request (profile: histogram.js startTimer's closure), and its observe a label check and hash.
     const started = performance.now();
     let outcome = 'ok';
     try {
-      const answer = await this.attempt(exchange, read);
+      let answer: TextAnswer;
+      try {
+        answer = await exchange.answer;
+      } catch (err) {
+        throw attemptFailure(err, exchange);
+      }
+      const value = accepted(answer, read);
       u.health.succeeded(performance.now() - started);
-      return answer;
+      return value;
     } catch (err) {
       outcome = err instanceof AttemptFailed ? err.kind : 'error';
       if (outcome !== 'aborted') u.health.failed();
       throw err;
     } finally {
-      recordUpstream(u.labels, (performance.now() - started) / 1000, outcome);
+      u.series.record((performance.now() - started) / 1000, outcome);
     }
   }
 
   private exchange(u: Upstream, body: string): Exchange {
-    return exchangeText(this.pool(u.url.origin), { method: 'POST', path: u.path, headers: u.headers, body, timeoutMs: this.opts.timeoutMs });
+    return exchangeText(u.pool, { method: 'POST', path: u.path, headers: u.headers, body, timeoutMs: this.opts.timeoutMs });
   }
 
   private pool(origin: string): Pool {
@@ -313,23 +335,6 @@ export class UpstreamPool {
     return pool;
   }
 
-  private async attempt<T>(exchange: Exchange, read: (text: string) => T | undefined): Promise<T> {
-    let answer: TextAnswer;
-    try {
-      answer = await exchange.answer;
-    } catch (err) {
-      if (err === OVERTAKEN) throw new AttemptFailed('aborted', 'overtaken by another upstream');
-      if (err instanceof undiciErrors.BodyTimeoutError) throw new AttemptFailed('timeout', 'body timeout');
-      if (exchange.started) throw new AttemptFailed('body', 'the body was cut off');
-      const timeout = err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.ConnectTimeoutError;
-      throw new AttemptFailed(timeout ? 'timeout' : 'connect', redactText((err as Error).message));
-    }
-    if (answer.status >= 500 || answer.status === 429) throw new AttemptFailed('status', `HTTP ${answer.status}`);
-    const value = read(answer.text);
-    if (value === undefined) throw new AttemptFailed('body', `HTTP ${answer.status} with a body that is not JSON`);
-    return value;
-  }
-
   /** At shutdown, after the edge drained: anything still in flight is abandoned, not waited for. */
   async close(): Promise<void> {
     this.closed = true;
@@ -337,6 +342,23 @@ export class UpstreamPool {
     for (const u of this.upstreams) upstreamInRotation.remove(u.labels);
     await Promise.all([...this.pools.values()].map((p) => p.destroy()));
   }
+}
+
+/** Why an exchange gave no answer, as the attempt's failure. */
+function attemptFailure(err: unknown, exchange: Exchange): AttemptFailed {
+  if (err === OVERTAKEN) return new AttemptFailed('aborted', 'overtaken by another upstream');
+  if (err instanceof undiciErrors.BodyTimeoutError) return new AttemptFailed('timeout', 'body timeout');
+  if (exchange.started) return new AttemptFailed('body', 'the body was cut off');
+  const timeout = err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.ConnectTimeoutError;
+  return new AttemptFailed(timeout ? 'timeout' : 'connect', redactText((err as Error).message));
+}
+
+/** An answer's value as `read` makes it; a 5xx, a 429 or a body `read` cannot take fails the attempt. */
+function accepted<T>(answer: TextAnswer, read: (text: string) => T | undefined): T {
+  if (answer.status >= 500 || answer.status === 429) throw new AttemptFailed('status', `HTTP ${answer.status}`);
+  const value = read(answer.text);
+  if (value === undefined) throw new AttemptFailed('body', `HTTP ${answer.status} with a body that is not JSON`);
+  return value;
 }
 
 function parseJson(text: string): unknown {

@@ -12,13 +12,15 @@ const EXAMPLES = fileURLToPath(new URL('../reference/mirror-node/examples/', imp
 
 export function example(name: string): any {
   const file = JSON.parse(readFileSync(`${EXAMPLES}${name}.json`, 'utf8'));
-  return file.responseJson ?? file.tests[0].responseJson;
+  // Most examples are the mirror node's test specs; a few (the relay's) are the bare answer.
+  return file.responseJson ?? file.tests?.[0].responseJson ?? file;
 }
 
 export const BLOCKS: any[] = example('blocks__no-params').blocks; // 19, 18, 17, 16 (newest first)
 export const RESULTS: any[] = example('contracts_results__no-params').results;
 export const RESULT_DETAILS: any = example('contracts_results_id__transactionid-or-hash');
 export const FEES: any = example('network_fees__order');
+export const EXCHANGE_RATE: any = example('relay__network_exchangerate');
 /** Contract 0.0.8001: the payer (`from`, long-zero 0x…1f41) of the contract result examples. */
 export const CONTRACT: any = example('contracts_id__contract-bytecode');
 /** Block whose transactions are the example contract results, served over two pages. */
@@ -42,10 +44,17 @@ function inWeibar(r: any): any {
   return { ...r, amount: BigInt(r.amount ?? 0) * 10n ** 10n, gas_price: hex(r.gas_price), max_fee_per_gas: hex(r.max_fee_per_gas), max_priority_fee_per_gas: hex(r.max_priority_fee_per_gas) };
 }
 
-function route(path: string, current: boolean): { status: number; body: unknown } {
+interface RouteOpts {
+  current: boolean;
+  /** When the fee schedule and the exchange rate last changed; the examples' own timestamps otherwise. */
+  feesSince?: string;
+}
+
+function route(path: string, opts: RouteOpts): { status: number; body: unknown } {
   const [pathname, query = ''] = path.split('?');
+  const { current, feesSince } = opts;
   if (/(^|&)hbar=false(&|$)/.test(query) && current) {
-    const { status, body } = route(path.replace(/[?&]hbar=false/, ''), current) as { status: number; body: any };
+    const { status, body } = route(path.replace(/[?&]hbar=false/, ''), opts) as { status: number; body: any };
     if (status !== 200 || !pathname.startsWith('/api/v1/contracts/results')) return { status, body };
     return { status, body: Array.isArray(body.results) ? { ...body, results: body.results.map(inWeibar) } : inWeibar(body) };
   }
@@ -67,7 +76,8 @@ function route(path: string, current: boolean): { status: number; body: unknown 
     if (query.endsWith('&page=2')) return { status: 200, body: { results: RESULTS.slice(2), links: { next: null } } };
     return { status: 200, body: { results: RESULTS.slice(0, 2), links: { next: `${path}&page=2` } } };
   }
-  if (pathname === '/api/v1/network/fees') return { status: 200, body: FEES };
+  if (pathname === '/api/v1/network/fees') return { status: 200, body: { ...FEES, timestamp: feesSince ?? FEES.timestamp } };
+  if (pathname === '/api/v1/network/exchangerate') return { status: 200, body: { ...EXCHANGE_RATE, timestamp: feesSince ?? EXCHANGE_RATE.timestamp } };
   const contractId = /^\/api\/v1\/contracts\/([^/]+)$/.exec(pathname)?.[1]?.toLowerCase();
   if (contractId !== undefined && contractId !== 'results') {
     const num = Number(CONTRACT.contract_id.split('.')[2]);
@@ -79,14 +89,17 @@ function route(path: string, current: boolean): { status: number; body: unknown 
   return { status: 404, body: { _status: { messages: [{ message: 'Not found' }] } } };
 }
 
-/** `current`: answer `hbar=false` as a mirror node from v0.154 does; otherwise refuse it as v0.145 did. */
-export async function startFixtureMirror(opts: { current?: boolean } = {}): Promise<FixtureMirror> {
+/**
+ * `current`: answer `hbar=false` as a mirror node from v0.154 does; otherwise refuse it as v0.145 did. `feesSince`:
+ * when the fee schedule and the exchange rate last changed.
+ */
+export async function startFixtureMirror(opts: { current?: boolean; feesSince?: string } = {}): Promise<FixtureMirror> {
   const paths: string[] = [];
   let held: Array<() => void> | undefined;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     paths.push(req.url ?? '');
     const answer = () => {
-      const { status, body } = route(req.url ?? '', opts.current ?? false);
+      const { status, body } = route(req.url ?? '', { current: opts.current ?? false, feesSince: opts.feesSince });
       const text = JSON.stringify(body, (_k, v) => (typeof v === 'bigint' ? `#big#${v}` : v)).replace(/"#big#(\d+)"/g, '$1');
       res.writeHead(status, { 'content-type': 'application/json' }).end(text);
     };

@@ -72,8 +72,34 @@ describe('mirror-node round trips in sequence, cold', () => {
     expect(mirror.paths.filter((p) => p.startsWith(`/api/v1/contracts/results?block.hash=${hash}&`))).to.have.length(1);
   });
 
-  it('eth_getTransactionReceipt reads its block, its block’s results and its parties together', async () => {
-    expect(await roundTrips(mirror, () => result(relay, 'eth_getTransactionReceipt', [RESULT_DETAILS.hash]))).to.have.length(3);
+  it('eth_getTransactionReceipt reads its logs beside it, then its block, its block’s results, the fees and its parties together', async () => {
+    await relay.close();
+    await mirror.close();
+    // The fee schedule and the exchange rate unchanged since before the transaction: the current ones were in force.
+    mirror = await startFixtureMirror({ current: true, feesSince: '1.000000000' });
+    relay = testRelay(296, { mirrorUrl: mirror.url }, { latestCacheMs: 500 });
+    const waves = await roundTrips(mirror, () => result(relay, 'eth_getTransactionReceipt', [RESULT_DETAILS.hash]));
+    expect(waves[0]).to.include(`/api/v1/contracts/results/logs?transaction.hash=${RESULT_DETAILS.hash}&limit=100&order=asc`);
+    expect(waves[1]).to.include.members(['/api/v1/blocks/17', '/api/v1/network/fees', '/api/v1/network/exchangerate']);
+    // Later only the parties' lookups as the other kind of entity: this payer is a contract, looked for as an account
+    // first, and this recipient is neither.
+    expect(waves.slice(2).flat().every((p) => /^\/api\/v1\/(accounts|contracts)\/0x[0-9a-f]{40}(\?transactions=false)?$/.test(p)), String(waves)).to.equal(true);
+  });
+
+  it('a receipt whose fees changed after it reads them at its block’s end, one round trip later, and reads the same', async () => {
+    const receipt = (hash: string) => result(relay, 'eth_getTransactionReceipt', [hash]);
+    expect(await roundTrips(mirror, () => receipt(RESULT_DETAILS.hash))).to.have.length(3);
+    const block = BLOCKS.find((b) => b.number === RESULT_DETAILS.block_number);
+    expect(mirror.paths).to.include(`/api/v1/network/fees?timestamp=lte:${block.timestamp.to}`);
+    const unchanged = await startFixtureMirror({ current: true, feesSince: '1.000000000' });
+    const other = testRelay(296, { mirrorUrl: unchanged.url });
+    try {
+      expect(await receipt(RESULT_DETAILS.hash)).to.deep.equal(await result(other, 'eth_getTransactionReceipt', [RESULT_DETAILS.hash]));
+      expect(unchanged.paths.filter((p) => p.startsWith('/api/v1/network/fees?timestamp'))).to.deep.equal([]);
+    } finally {
+      await other.close();
+      await unchanged.close();
+    }
   });
 
   it('eth_getBalance at a block reads the block beside the head', async () => {
