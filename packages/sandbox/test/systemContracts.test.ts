@@ -212,6 +212,16 @@ describe('sandbox: system contracts (token facade, 0x167, 0x168, 0x169) through 
     expect(paid.reason).to.equal('INVALID_FEE_SUBMITTED');
   });
 
+  // rpc_batch3 gives a contract that asks 0x167 isToken an eth_call of 30,000 gas: on the network the system
+  // contract charges a view's fixed gas, far from what walking the token's storage in EVM code would cost.
+  it('answers isToken from inside a contract within an eth_call of 30,000 gas', async () => {
+    const { abi, bytecode } = compileCaller();
+    const caller = (await (await new ContractFactory(abi, bytecode, owner).deploy()).waitForDeployment()) as Contract;
+    const ask = (token: string) => provider.call({ to: caller.target, gasLimit: 30_000n, data: caller.interface.encodeFunctionData('isTokenAddress', [token]) });
+    expect(BigInt(await ask(longZero(fungible)))).to.equal(1n);
+    expect(BigInt(await ask(owner.address))).to.equal(0n);
+  });
+
   it('sees a freeze made through the consensus node, in 0x167 and in the facade', async () => {
     await submit(new TokenFreezeTransaction().setTokenId(fungible).setAccountId(sandbox.accounts[1].accountId), ownerClient, freezeKey);
     const hts = new Contract('0x0000000000000000000000000000000000000167', HTS, provider);

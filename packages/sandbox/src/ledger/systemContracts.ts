@@ -27,7 +27,7 @@ export const PRNG_ADDRESS = '0x0000000000000000000000000000000000000169';
 const DELEGATION_TO_HTS = `0xef0100${HTS_ADDRESS.slice(2)}`;
 
 /** Storage layout of HtsSystemContract (SystemContracts.sol), slot by slot. */
-const SLOT = { name: 0n, symbol: 1n, decimals: 2n, flags: 3n, totalSupply: 4n, balances: 5n, allowances: 6n, relations: 7n, owners: 8n, approved: 9n, operators: 10n, metadata: 11n };
+const SLOT = { name: 0n, symbol: 1n, decimals: 2n, flags: 3n, totalSupply: 4n, balances: 5n, allowances: 6n, relations: 7n, owners: 8n, approved: 9n, operators: 10n, metadata: 11n, tokenFlags: 12n };
 const FLAG = { token: 1n, nft: 2n, kycKey: 4n, freezeKey: 8n, freezeDefault: 16n };
 const RELATION = { associated: 1n, kycGranted: 2n, frozen: 4n };
 
@@ -111,6 +111,9 @@ export class SystemContracts {
       for (const slot of previous?.keys() ?? []) {
         if (!desired.has(slot)) await this.#store(address, slot, word(0n));
       }
+      // 0x167 answers its token views from its own copy of each token's flags.
+      const flags = desired.get(SLOT.flags)!;
+      if (previous?.get(SLOT.flags) !== flags) await this.#store(HTS_ADDRESS, mapSlot(address, SLOT.tokenFlags), flags);
       this.#written.set(token.id, desired);
     }
   }
