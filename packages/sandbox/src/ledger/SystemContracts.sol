@@ -43,8 +43,8 @@ contract HtsSystemContract {
     mapping(uint256 => string) internal _metadata; // slot 11
     // 0x167's own storage: each token's _flags, by its address. The network prices a token view at a fixed gas
     // (hiero-consensus-node IsTokenCall charges SystemContractGasCalculator.viewGasRequirement(), from TOKEN_INFO's
-    // canonical price, a few thousand gas), so one storage read here rather than asking the token's own storage,
-    // which costs twice as much and ran a contract's isToken out of rpc_batch3's 30,000-gas eth_call.
+    // canonical price, a few thousand gas), so one storage read here: asking the token itself (its code, a call, two
+    // storage reads) cost about three times as much and ran a contract's isToken out of rpc_batch3's 30,000-gas eth_call.
     mapping(address => uint256) internal _tokenFlags; // slot 12
 
     event Transfer(address indexed from, address indexed to, uint256 value);

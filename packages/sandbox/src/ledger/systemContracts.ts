@@ -4,9 +4,10 @@
  * 0x169 (HIP-351), and each token's ERC-20/ERC-721 facade (HIP-218, HIP-376) as an EIP-7702 designator to 0x167 at
  * the token's long-zero address, the code the network's relay reports for a token.
  *
- * The ledger's token state stays the truth. Before each block's EVM work, every token's storage is brought in step
- * with it (only the slots that changed are written); after the block, the facade's Transfer, Approval and
- * ApprovalForAll events, and the allowances its transferFrom spent, are read back into it. Hence what works:
+ * The ledger's token state stays the truth. Before each block's EVM work, every token's storage (and 0x167's copy of
+ * its flags) is brought in step with it (only the slots that changed are written); after the block, the facade's
+ * Transfer, Approval and ApprovalForAll events, and the allowances its transferFrom spent, are read back into it.
+ * Hence what works:
  * eth_call and Ethereum transactions to a token or to 0x167-0x169, directly or from inside contracts (CALL,
  * STATICCALL and, for 0x168 and 0x169, DELEGATECALL), value sent to them refused with INVALID_FEE_SUBMITTED. What does not:
  * 0x167's state-changing functions (createFungibleToken, mintToken, associateToken, transferToken...), which revert
