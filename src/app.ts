@@ -129,7 +129,7 @@ export async function startGateway(config: Config, opts: GatewayOptions = {}): P
     logRangeFor: async (n) => {
       if (n.chain.kind !== 'evm') return undefined;
       const backend = backends.evmForwarder(n);
-      return (bounds, maxBlocks) => backend.checkLogRange('logs', bounds, maxBlocks);
+      return (field, bounds, maxBlocks) => backend.checkLogRange(field, bounds, maxBlocks);
     },
   });
   let edge: Edge;

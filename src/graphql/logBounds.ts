@@ -1,8 +1,9 @@
 /**
- * The block bounds of the log queries in an EIP-1767 (EVM) GraphQL document: every root `logs(filter:)` field, aliases
- * and fragments at the root included, so the gateway can hold each to the span eth_getLogs is held to. The EVM node
- * resolves them as it resolves eth_getLogs's: a missing bound is the head, and so is a negative Long (its block tags:
- * latest, pending, finalized, safe).
+ * The block ranges of an EIP-1767 (EVM) GraphQL document: every root `logs(filter:)` and `blocks(from:, to:)` field,
+ * aliases and fragments at the root included, so the gateway can hold each to the span eth_getLogs is held to (a
+ * `blocks` range costs the node a block read per block, and `blocks { logs }` a log scan of each). The EVM node resolves
+ * them as it resolves eth_getLogs's: a missing bound is the head, and so is a negative Long (its block tags: latest,
+ * pending, finalized, safe).
  */
 import type { DocumentNode, FieldNode, SelectionSetNode, ValueNode } from 'graphql/language/ast.js';
 import { Kind } from 'graphql/language/kinds.js';
@@ -10,8 +11,13 @@ import type { LogBounds } from '../rpc/logRange.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Each root `logs` field's bounds as eth_getLogs takes them (hex numbers, `latest`, or absent). */
-export function logQueryBounds(document: DocumentNode, variables: Record<string, unknown>): LogBounds[] {
+/** A root range field and its bounds as eth_getLogs takes them (hex numbers, `latest`, or absent). */
+export interface RangeQuery {
+  field: 'logs' | 'blocks';
+  bounds: LogBounds;
+}
+
+export function rangeQueries(document: DocumentNode, variables: Record<string, unknown>): RangeQuery[] {
   const fragments = new Map(document.definitions.flatMap((d) => (d.kind === Kind.FRAGMENT_DEFINITION ? [[d.name.value, d] as const] : [])));
   const defaults = new Map<string, ValueNode>();
   for (const def of document.definitions) {
@@ -40,12 +46,13 @@ export function logQueryBounds(document: DocumentNode, variables: Record<string,
     }
   };
 
-  const found: LogBounds[] = [];
+  const found: RangeQuery[] = [];
   const seen = new Set<string>();
   const visit = (set: SelectionSetNode): void => {
     for (const sel of set.selections) {
       if (sel.kind === Kind.FIELD) {
-        if (sel.name.value === 'logs') found.push(boundsOf(sel, valueOf));
+        if (sel.name.value === 'logs') found.push({ field: 'logs', bounds: filterBounds(sel, valueOf) });
+        else if (sel.name.value === 'blocks') found.push({ field: 'blocks', bounds: blocksBounds(sel, valueOf) });
       } else if (sel.kind === Kind.INLINE_FRAGMENT) visit(sel.selectionSet);
       else if (!seen.has(sel.name.value)) {
         // Each fragment once: a root selection cannot gain a field by being spread twice.
@@ -59,11 +66,19 @@ export function logQueryBounds(document: DocumentNode, variables: Record<string,
   return found;
 }
 
-function boundsOf(field: FieldNode, valueOf: (node: ValueNode) => unknown): LogBounds {
-  const arg = field.arguments?.find((a) => a.name.value === 'filter');
-  const filter = arg ? valueOf(arg.value) : undefined;
+function argument(field: FieldNode, name: string, valueOf: (node: ValueNode) => unknown): unknown {
+  const arg = field.arguments?.find((a) => a.name.value === name);
+  return arg ? valueOf(arg.value) : undefined;
+}
+
+function filterBounds(field: FieldNode, valueOf: (node: ValueNode) => unknown): LogBounds {
+  const filter = argument(field, 'filter', valueOf);
   if (!isObject(filter)) return {};
   return { fromBlock: asQuantity(filter.fromBlock), toBlock: asQuantity(filter.toBlock) };
+}
+
+function blocksBounds(field: FieldNode, valueOf: (node: ValueNode) => unknown): LogBounds {
+  return { fromBlock: asQuantity(argument(field, 'from', valueOf)), toBlock: asQuantity(argument(field, 'to', valueOf)) };
 }
 
 /** A Long (an integer, or a decimal or 0x-hex string) as eth_getLogs writes it; anything else as sent, for the guard to refuse. */

@@ -13,7 +13,7 @@ import { createAgent, forwardableRequestHeaders, forwardableResponseHeaders, req
 import type { NetworkRef } from '../edge/route.js';
 import type { LogBounds } from '../rpc/logRange.js';
 import { checkQuery, graphqlErrorBody, parseGraphqlRequest, priceOf, type GraphqlRequest, type QueryMeasure } from './guards.js';
-import { logQueryBounds } from './logBounds.js';
+import { rangeQueries } from './logBounds.js';
 import { KeySlots } from '../edge/keySlots.js';
 import { StartMeasures, SubscriptionRelay, isInit, isSubscribe, keyFromInitPayload, pickProtocol, type Running } from './subscriptions.js';
 
@@ -25,10 +25,10 @@ export interface GraphqlProxyOptions {
   /** Close connections that have had no client message and no running subscription for this long. */
   idleTimeoutMs?: number;
   /**
-   * An EVM network's check of a log query's span, the one eth_getLogs meets (tags resolved against the head; the
+   * An EVM network's check of a range query's span (`logs` or `blocks`, named in the refusal), the one eth_getLogs meets (tags resolved against the head; the
    * plan's maxLogBlocks, else the network's); undefined for networks without one.
    */
-  logRangeFor?(network: NetworkRef): Promise<((bounds: LogBounds, maxBlocks: number | undefined) => Promise<unknown>) | undefined>;
+  logRangeFor?(network: NetworkRef): Promise<((field: string, bounds: LogBounds, maxBlocks: number | undefined) => Promise<unknown>) | undefined>;
   /**
    * The price unit of a query's cost, the bound on a socket's unsent bytes and on its wait for connection_init (the
    * plans carry the query limits).
@@ -77,7 +77,7 @@ export function createGraphqlProxy(opts: GraphqlProxyOptions): ApiHandler {
       if (checkRange) {
         const { request, measure } = ctx.priced as Priced;
         const maxBlocks = ctx.caller!.key.plan.maxLogBlocks;
-        await Promise.all(logQueryBounds(measure.document, request.variables ?? {}).map((bounds) => checkRange(bounds, maxBlocks)));
+        await Promise.all(rangeQueries(measure.document, request.variables ?? {}).map((q) => checkRange(q.field, q.bounds, maxBlocks)));
       }
 
       const url = new URL(graphqlUrl);

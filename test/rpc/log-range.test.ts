@@ -130,6 +130,14 @@ describe('EVM GraphQL logs held to the eth_getLogs span', function () {
     });
   }
 
+  it('holds a blocks(from:, to:) range to the same span, naming the field', async () => {
+    const refusedBlocks = { errors: [{ message: `Range too large: blocks spans at most ${MAX} blocks`, extensions: { code: 'BAD_USER_INPUT' } }] };
+    expect(await post('{ blocks(from: 0) { logs(filter: {}) { index } } }')).to.deep.equal({ status: 200, body: refusedBlocks });
+    expect(await post('query ($to: Long) { r: blocks(from: 0, to: $to) { number } }', { to: 3 * MAX })).to.deep.equal({ status: 200, body: refusedBlocks });
+    const { body } = await post('{ blocks(from: 1, to: 3) { number } }');
+    expect(body.data.blocks.map((b: { number: string }) => Number(BigInt(b.number)))).to.deep.equal([1, 2, 3]);
+  });
+
   it('answers a span within the bound, tags and numbers alike', async () => {
     const head = Number(BigInt((await post('{ block { number } }')).body.data.block.number));
     for (const query of [`{ logs(filter: { fromBlock: ${head - MAX + 1} }) { index } }`, `{ logs(filter: { fromBlock: 0, toBlock: "0x${(MAX - 1).toString(16)}" }) { index } }`]) {
