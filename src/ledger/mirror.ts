@@ -4,10 +4,10 @@
  * failing mirror node becomes a clear JSON-RPC error instead of a hang. Identical GETs in flight share one request.
  */
 import { Pool } from 'undici';
-import { parse as losslessParse } from 'lossless-json';
 import { GatewayError, hidingCause } from '../errors.js';
 import { UpstreamSeries } from '../metrics.js';
 import { exchangeText } from '../rpc/textExchange.js';
+import { parseExact } from './exactJson.js';
 
 export interface MirrorOptions {
   /** Base URL without /api/v1. */
@@ -52,14 +52,6 @@ function target(url: string): Target {
     pool: new Pool(parsed.origin, { connections: POOL_CONNECTIONS, keepAliveTimeout: 30_000 }),
     prefix: parsed.pathname.replace(/\/+$/, ''),
   };
-}
-
-/** Integers beyond 2^53 (balances in tinybar can be) become bigint instead of silently rounding. */
-function parseExact(text: string): unknown {
-  return losslessParse(text, null, (s: string) => {
-    const n = Number(s);
-    return /^-?\d+$/.test(s) && !Number.isSafeInteger(n) ? BigInt(s) : n;
-  });
 }
 
 function firstMessage(body: any): string {

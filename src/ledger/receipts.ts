@@ -4,9 +4,10 @@
  * Also the logs bloom of a list of logs, for receipts the mirror node keeps no bloom for.
  */
 import { keccak256 } from 'ethers/crypto';
-import { concat, encodeRlp, getBytes } from 'ethers/utils';
+import { getBytes } from 'ethers/utils';
 import { EMPTY_BLOOM } from './convert.js';
-import { indexKey, minimalBytes, trieRoot } from './trie.js';
+import { hexBytes, rlpBytes, rlpList, uintBytes } from './rlp.js';
+import { indexKey, trieRoot } from './trie.js';
 
 export interface TrieLog {
   address: string;
@@ -30,24 +31,22 @@ export interface TrieReceipt {
   logs: TrieLog[];
 }
 
-const ZERO_ROOT = `0x${'0'.repeat(64)}`;
-
-function hexData(value: string | null | undefined): string {
-  if (!value || value === '0x') return '0x';
-  return value.length % 2 ? `0x0${value.slice(2)}` : value;
-}
+const ZERO_ROOT = new Uint8Array(32);
+const STATUS_SUCCESS = Uint8Array.of(1);
+const STATUS_FAILURE = new Uint8Array(0);
+// A cumulative gas of zero is the one-byte 0x00 (not the empty string) in the official relay's encoding.
+const ZERO_GAS = Uint8Array.of(0);
 
 export function encodeReceipt(r: TrieReceipt): Uint8Array {
-  const postState = r.zeroPostState ? ZERO_ROOT : r.success ? '0x01' : '0x';
-  // A cumulative gas of zero is the one-byte 0x00 (not the empty string) in the official relay's encoding.
-  const gas = r.cumulativeGasUsed === 0n ? '0x00' : minimalBytes(r.cumulativeGasUsed);
-  const body = encodeRlp([
-    postState,
-    gas,
-    hexData(r.bloom),
-    r.logs.map((log) => [hexData(log.address), log.topics.map(hexData), hexData(log.data)]),
-  ]);
-  return r.type === 0 ? getBytes(body) : getBytes(concat([new Uint8Array([r.type]), body]));
+  const postState = r.zeroPostState ? ZERO_ROOT : r.success ? STATUS_SUCCESS : STATUS_FAILURE;
+  const gas = r.cumulativeGasUsed === 0n ? ZERO_GAS : uintBytes(r.cumulativeGasUsed);
+  const logs = r.logs.map((log) => rlpList([rlpBytes(hexBytes(log.address)), rlpList(log.topics.map((t) => rlpBytes(hexBytes(t)))), rlpBytes(hexBytes(log.data))]));
+  const body = rlpList([rlpBytes(postState), rlpBytes(gas), rlpBytes(hexBytes(r.bloom)), rlpList(logs)]);
+  if (r.type === 0) return body;
+  const typed = new Uint8Array(1 + body.length);
+  typed[0] = r.type;
+  typed.set(body, 1);
+  return typed;
 }
 
 /** The receipts trie root; callers keep it, since it never changes once the block exists. */
