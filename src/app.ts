@@ -287,7 +287,8 @@ class Backends {
     });
   }
 
-  async for(network: NetworkRef): Promise<RpcBackend> {
+  /** The network's backend: an EVM forwarder as it is, not behind a promise (every forwarded request asks); the ledger relay once made. */
+  for(network: NetworkRef): RpcBackend | Promise<RpcBackend> {
     return network.chain.kind === 'ledger' ? this.relay(network) : this.evmForwarder(network);
   }
 

@@ -2,14 +2,15 @@ import type { NetworkRef } from '../edge/route.js';
 import { endInBurst } from '../edge/burstWrites.js';
 import type { ApiContext, ApiHandler } from '../edge/types.js';
 import { GatewayError } from '../errors.js';
-import type { RpcBackend } from './answer.js';
+import type { Answer, RpcBackend } from './answer.js';
 import { ALWAYS_200, type StatusRule } from './httpStatus.js';
 import { callCount, parseBody, serializeEdgeError, toErrorObject, type ParsedBody } from './jsonrpc.js';
 import { respond, type CallPolicy } from './respond.js';
 import { rpcSocketEndpoint, type RpcSocketOptions } from './socket.js';
 
 export interface RpcHandlerOptions extends CallPolicy {
-  backendFor(network: NetworkRef): Promise<RpcBackend>;
+  /** A promise only while the backend is still being made (the ledger relay's first use). */
+  backendFor(network: NetworkRef): RpcBackend | Promise<RpcBackend>;
   maxBatch: number;
   /** How a network's JSON-RPC errors map to HTTP statuses; 200 for all when absent. */
   statusRuleFor?(network: NetworkRef): StatusRule;
@@ -24,6 +25,18 @@ const parsedOf = (ctx: ApiContext) => ctx.priced as ParsedBody | undefined;
 
 /** `/rpc` on every chain: the JSON-RPC 2.0 envelope, the budget per call, then the network's backend; WebSocket upgrades too. */
 export function createRpcHandler(opts: RpcHandlerOptions): ApiHandler {
+  /** The answer as the response: 204 for notifications alone, else the status the network's rule gives it. */
+  const write = (ctx: ApiContext, parsed: ParsedBody, causes: string[], { body, error, refusal }: Answer & { refusal?: GatewayError }): void => {
+    if (causes.length > 0) ctx.annotate({ internalErrors: causes.slice(0, 10) });
+    const refusedSingle = parsed.kind === 'single' && refusal;
+    if (body === undefined) {
+      ctx.res.writeHead(204, ctx.headers.with()).end();
+      return;
+    }
+    const status = refusedSingle ? 429 : (opts.statusRuleFor?.(ctx.route.network!) ?? ALWAYS_200)({ batch: parsed.kind === 'batch', error });
+    ctx.res.writeHead(status, ctx.headers.with({ 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...(refusedSingle ? refusal.headers : {}) }));
+    endInBurst(ctx.res, body);
+  };
   return {
     // One request per call of a batch, priced from the parsed body; the parse is kept for the handler and errors.
     admission: {
@@ -37,7 +50,8 @@ export function createRpcHandler(opts: RpcHandlerOptions): ApiHandler {
     screen(ctx) {
       if (ctx.req.method !== 'POST') throw new GatewayError('METHOD_NOT_ALLOWED', 'JSON-RPC takes POST', undefined, { allow: 'POST, OPTIONS' });
     },
-    async handle(ctx) {
+    // Not an async function: from here to the write is one promise chain, the backend's own.
+    handle(ctx) {
       const parsed = parsedOf(ctx)!;
       const key = ctx.caller!.key;
       const network = ctx.route.network!;
@@ -46,16 +60,9 @@ export function createRpcHandler(opts: RpcHandlerOptions): ApiHandler {
       const causes: string[] = [];
       const errorPrefix = opts.errorPrefixFor?.(network, ctx.requestId);
       const ctxCall = { network, requestId: ctx.requestId, key, logInternal: (cause: string) => causes.push(cause), ...(errorPrefix ? { errorPrefix } : {}) };
-      const { body, error, refusal } = await respond(parsed, await opts.backendFor(network), opts, ctxCall);
-      if (causes.length > 0) ctx.annotate({ internalErrors: causes.slice(0, 10) });
-      const refusedSingle = parsed.kind === 'single' && refusal;
-      if (body === undefined) {
-        ctx.res.writeHead(204, ctx.headers.with()).end();
-        return;
-      }
-      const status = refusedSingle ? 429 : (opts.statusRuleFor?.(network) ?? ALWAYS_200)({ batch: parsed.kind === 'batch', error });
-      ctx.res.writeHead(status, ctx.headers.with({ 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...(refusedSingle ? refusal.headers : {}) }));
-      endInBurst(ctx.res, body);
+      const backend = opts.backendFor(network);
+      const answered = backend instanceof Promise ? backend.then((b) => respond(parsed, b, opts, ctxCall)) : respond(parsed, backend, opts, ctxCall);
+      return answered.then((a) => write(ctx, parsed, causes, a));
     },
     renderError(err, ctx) {
       const error = toErrorObject(err);

@@ -74,3 +74,8 @@ export function headNeeded(call: RpcCall, pin: bigint | undefined): bigint | und
 export function nullMayBeLag(call: RpcCall): boolean {
   return NULL_WHEN_BEHIND.has(call.method);
 }
+
+/** Whether a call's upstream or its answer depends on the key's head at all: the others skip the bookkeeping. */
+export function readsAtHead(call: RpcCall): boolean {
+  return call.method === 'eth_blockNumber' || BLOCK_PARAM[call.method] !== undefined || NULL_WHEN_BEHIND.has(call.method);
+}

@@ -5,7 +5,7 @@
 import type { NetworkRef } from '../edge/route.js';
 import { GatewayError } from '../errors.js';
 import type { VerifiedKey } from '../keys/types.js';
-import { debugRefusal } from '../limits/debugAccess.js';
+import { debugRefusal, isDebugMethod } from '../limits/debugAccess.js';
 import { refusalError } from '../limits/headers.js';
 import type { Limiter, WriteBudget } from '../limits/types.js';
 import { answer, type Answer, type CallContext, type RpcBackend } from './answer.js';
@@ -28,15 +28,14 @@ export interface CallPolicy {
  * Answers an admitted body the same way over HTTP and WebSocket: per-call checks (debug plans, the write budget), then
  * the backend. `refusal` is set when a submission was refused for budget.
  */
-export async function respond(
+export function respond(
   parsed: ParsedBody,
   inner: RpcBackend,
   opts: CallPolicy,
   ctx: CallContext & { key: VerifiedKey },
 ): Promise<Answer & { refusal?: GatewayError }> {
   const backend = new CallChecks(inner, opts.limiter, ctx.key, opts.debugPlans, opts.writeBudgetFor(ctx.network));
-  const answered = await answer(parsed, backend, ctx);
-  return backend.refusal ? { ...answered, refusal: backend.refusal } : answered;
+  return answer(parsed, backend, ctx).then((answered) => (backend.refusal ? { ...answered, refusal: backend.refusal } : answered));
 }
 
 /**
@@ -54,8 +53,20 @@ class CallChecks implements RpcBackend {
     private readonly writeBudget: WriteBudget | undefined,
   ) {}
 
-  async handle(calls: RpcCall[], ctx: CallContext): Promise<RpcOutcome[]> {
-    // Made on the first refusal: most bodies have none.
+  handle(calls: RpcCall[], ctx: CallContext): Promise<RpcOutcome[]> {
+    const paying: CallContext = { ...ctx, charge: () => this.chargeWork(ctx) };
+    // Most bodies have no call to check: straight on, without a layer of their own.
+    if (!calls.some((c) => this.checks(c.method))) return this.inner.handle(calls, paying);
+    return this.checked(calls, paying);
+  }
+
+  /** Whether a call may be refused here: a debug method the key's plan does not open, or a charged submission. */
+  private checks(method: string): boolean {
+    return (isDebugMethod(method) && !this.key.plan.debugMethods) || (this.writeBudget !== undefined && WRITE_METHODS.has(method));
+  }
+
+  private async checked(calls: RpcCall[], paying: CallContext): Promise<RpcOutcome[]> {
+    // Made on the first refusal.
     let refused: Map<number, RpcOutcome> | undefined;
     for (let i = 0; i < calls.length; i++) {
       const method = calls[i].method;
@@ -67,7 +78,6 @@ class CallChecks implements RpcBackend {
       this.refusal = refusalError(decision);
       (refused ??= new Map()).set(i, { error: toErrorObject(this.refusal) });
     }
-    const paying: CallContext = { ...ctx, charge: () => this.chargeWork(ctx) };
     if (!refused) return this.inner.handle(calls, paying);
     const pass = calls.filter((_, i) => !refused.has(i));
     const answers = pass.length > 0 ? await this.inner.handle(pass, paying) : [];

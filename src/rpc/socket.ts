@@ -31,7 +31,7 @@ import { respond } from './respond.js';
 import { callCount, parseBody, serializeEdgeError, serializeResponse, toErrorObject, type ParsedBody, type RpcCall, type RpcOutcome } from './jsonrpc.js';
 
 export interface RpcSocketOptions {
-  backendFor(network: NetworkRef): Promise<RpcBackend>;
+  backendFor(network: NetworkRef): RpcBackend | Promise<RpcBackend>;
   feedFor(network: NetworkRef): Promise<NetworkFeed>;
   limiter: Limiter;
   debugPlans: string[];

@@ -234,6 +234,7 @@ export class UpstreamPool {
       if (this.upstreams.length === 0) return Promise.reject(new GatewayError('UPSTREAM_NOT_CONFIGURED', this.opts.networkId));
       return Promise.reject(new GatewayError('UPSTREAM_UNAVAILABLE', `no upstream of ${this.opts.networkId} has confirmed chain id ${this.opts.chainId}`));
     }
+    if (order.length === 1) return this.postOnly(order[0], body, read, opts);
     return new Promise((resolve, reject) => {
       const running = new Map<Upstream, Exchange>();
       let next = 0;
@@ -276,8 +277,7 @@ export class UpstreamPool {
             launch();
             if (running.size === 0) {
               finish();
-              const detail = `all ${order.length} upstream(s) of ${this.opts.networkId} failed`;
-              reject(hidingCause(timedOut ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_UNAVAILABLE', problems.join('; '), detail));
+              reject(this.allFailed(order.length, problems, timedOut));
             }
           },
         );
@@ -292,6 +292,28 @@ export class UpstreamPool {
         }, delay);
       }
     });
+  }
+
+  /**
+   * `post` when one upstream may be asked: nothing to hedge or fail over to, so no attempt bookkeeping (the forwarding
+   * profile's single upstream spent more on that than on the attempt itself).
+   */
+  private postOnly<T>(u: Upstream, body: string, read: (text: string) => T | undefined, opts: PostOptions<T>): Promise<T> {
+    return this.timed(u, this.exchange(u, body), read).then(
+      (answer) => {
+        opts.answered?.(u.label, u.health.head);
+        return answer;
+      },
+      (err: unknown) => {
+        if (!(err instanceof AttemptFailed)) throw err;
+        throw this.allFailed(1, [`${u.label}: ${err.message}`], err.kind === 'timeout');
+      },
+    );
+  }
+
+  private allFailed(count: number, problems: string[], timedOut: boolean): GatewayError {
+    const detail = `all ${count} upstream(s) of ${this.opts.networkId} failed`;
+    return hidingCause(timedOut ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_UNAVAILABLE', problems.join('; '), detail);
   }
 
   /**

@@ -177,6 +177,17 @@ describe('EVM forwarding passes the upstream answer through as it came', () => {
     await rpc(url, `[${call('"client-a"')},${call('12345678901234567890')}]`);
     expect(upstream.received.slice(from).map((b) => (JSON.parse(b) as UpstreamCall[]).map((c) => c.id))).to.deep.equal([[0, 1]]);
   });
+
+  it('sends a call as one JSON-RPC request of its own: our id, the method, the params as their values, nothing else', async () => {
+    upstream.answer = (calls) => `{"jsonrpc":"2.0","id":${calls[0].id},"result":null}`;
+    const from = upstream.received.length;
+    await rpc(url, '{ "params" : [ "0x1b4" , { "a\\u0062" : 1.50 } ], "extra": 1, "id": "c", "method": "eth_ge\\u0074Block", "jsonrpc": "2.0" }');
+    await rpc(url, '{"jsonrpc":"2.0","id":1,"method":"eth_gasPrice"}');
+    expect(upstream.received.slice(from)).to.deep.equal([
+      '{"jsonrpc":"2.0","id":0,"method":"eth_getBlock","params":["0x1b4",{"ab":1.5}]}',
+      '{"jsonrpc":"2.0","id":0,"method":"eth_gasPrice","params":[]}',
+    ]);
+  });
 });
 
 describe('EVM upstream connections', () => {
