@@ -10,7 +10,7 @@ import type { RpcCall } from './jsonrpc.js';
 export const MAX_PINNED_KEYS = 100_000;
 
 /** Where each method that reads state at a block takes its block parameter (a number, a tag, or EIP-1898's object). */
-const BLOCK_PARAM: Record<string, number> = {
+const BLOCK_PARAM = new Map<string, number>(Object.entries({
   eth_getBalance: 1,
   eth_getCode: 1,
   eth_getTransactionCount: 1,
@@ -25,7 +25,7 @@ const BLOCK_PARAM: Record<string, number> = {
   eth_getUncleByBlockNumberAndIndex: 0,
   eth_getBlockReceipts: 0,
   eth_feeHistory: 1,
-};
+}));
 
 /** Lookups whose null means "this upstream has not seen it yet" as often as "it does not exist". */
 const NULL_WHEN_BEHIND = new Set(['eth_getBlockByNumber', 'eth_getBlockByHash', 'eth_getTransactionReceipt', 'eth_getTransactionByHash', 'eth_getBlockReceipts']);
@@ -50,7 +50,7 @@ export class KeyHeads {
 /** The block a call names at its block parameter: a number, `latest` (or the parameter left out), or neither. */
 export function blockOf(call: RpcCall): bigint | 'latest' | undefined {
   if (call.method === 'eth_blockNumber') return 'latest';
-  const at = BLOCK_PARAM[call.method];
+  const at = BLOCK_PARAM.get(call.method);
   if (at === undefined) return undefined;
   const params = Array.isArray(call.params) ? call.params : [];
   let ref = params[at];
@@ -77,5 +77,5 @@ export function nullMayBeLag(call: RpcCall): boolean {
 
 /** Whether a call's upstream or its answer depends on the key's head at all: the others skip the bookkeeping. */
 export function readsAtHead(call: RpcCall): boolean {
-  return call.method === 'eth_blockNumber' || BLOCK_PARAM[call.method] !== undefined || NULL_WHEN_BEHIND.has(call.method);
+  return call.method === 'eth_blockNumber' || BLOCK_PARAM.has(call.method) || NULL_WHEN_BEHIND.has(call.method);
 }
