@@ -220,10 +220,8 @@ export class Edge {
     if (decision) ctx.headers.setAll(rateLimitHeaders(decision));
   }
 
-  private chargeKeyless(req: IncomingMessage, cost: number, prepaid = 0): string {
-    const client = clientAddress(req, this.opts.config.server.clientIpHeader);
-    this.keyless.charge(client, cost, prepaid);
-    return client;
+  private chargeKeyless(req: IncomingMessage, cost: number, prepaid = 0): void {
+    this.keyless.charge(clientAddress(req, this.opts.config.server.clientIpHeader), cost, prepaid);
   }
 
   /** A request no route takes (unknown host, network or path): in the conventions of the API its path names, else plain JSON. */
