@@ -48,8 +48,21 @@ export interface SubmissionCost {
 }
 const SUBMIT_TIMEOUT_MS = 30_000;
 const RECEIPT_MIN_BACKOFF_MS = 25;
-/** Ledger statuses that mean the EVM ran the transaction: Ethereum-wise it is mined, with status 0 or 1. */
-const EXECUTED = new Set(['SUCCESS', 'CONTRACT_REVERT_EXECUTED', 'INSUFFICIENT_GAS', 'CONTRACT_EXECUTION_EXCEPTION', 'MAX_CHILD_RECORDS_EXCEEDED']);
+/**
+ * Ledger statuses that mean the EVM ran the transaction: Ethereum-wise it is mined, with status 0 or 1. Besides a
+ * revert, the statuses of exceptional halts (hiero-consensus-node CustomExceptionalHaltReason.statusFor): running out
+ * of gas, a state change in a static call, value sent to a system account (INVALID_CONTRACT_ID, which
+ * CustomMessageCallProcessor halts with), and any other halt.
+ */
+const EXECUTED = new Set([
+  'SUCCESS',
+  'CONTRACT_REVERT_EXECUTED',
+  'INSUFFICIENT_GAS',
+  'CONTRACT_EXECUTION_EXCEPTION',
+  'LOCAL_CALL_MODIFICATION_EXCEPTION',
+  'INVALID_CONTRACT_ID',
+  'MAX_CHILD_RECORDS_EXCEEDED',
+]);
 
 export interface Submission {
   transactionId: string;

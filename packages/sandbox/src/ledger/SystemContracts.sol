@@ -46,6 +46,11 @@ contract HtsSystemContract {
     // canonical price, a few thousand gas), so one storage read here: asking the token itself (its code, a call, two
     // storage reads) cost about three times as much and ran a contract's isToken out of rpc_batch3's 30,000-gas eth_call.
     mapping(address => uint256) internal _tokenFlags; // slot 12
+    // Token creation from the EVM (HIP-358), in 0x167's own storage: the ledger's next entity number, each known
+    // account's addresses, and the creation fee in weibar; the sandbox writes them before every block.
+    uint256 internal _nextEntityNum; // slot 13
+    mapping(address => uint256) internal _accounts; // slot 14
+    uint256 internal _createFeeWeibar; // slot 15
 
     event Transfer(address indexed from, address indexed to, uint256 value);
     event Approval(address indexed owner, address indexed spender, uint256 value);
@@ -249,6 +254,161 @@ contract HtsSystemContract {
         uint256 flags = _tokenFlags[token];
         if (flags & IS_TOKEN == 0) return (INVALID_TOKEN_ID, false);
         return (SUCCESS, flags & HAS_KYC_KEY == 0);
+    }
+
+    // ----- 0x167 (IHederaTokenService), token creation (HIP-358) -----
+
+    int64 internal constant INSUFFICIENT_TX_FEE = 9;
+
+    struct KeyValue {
+        bool inheritAccountKey;
+        address contractId;
+        bytes ed25519;
+        bytes ECDSA_secp256k1;
+        address delegatableContractId;
+    }
+
+    struct TokenKey {
+        uint256 keyType;
+        KeyValue key;
+    }
+
+    struct Expiry {
+        uint32 second;
+        address autoRenewAccount;
+        uint32 autoRenewPeriod;
+    }
+
+    struct ExpiryV2 {
+        int64 second;
+        address autoRenewAccount;
+        int64 autoRenewPeriod;
+    }
+
+    struct HederaToken {
+        string name;
+        string symbol;
+        address treasury;
+        string memo;
+        bool tokenSupplyType;
+        int64 maxSupply;
+        bool freezeDefault;
+        TokenKey[] tokenKeys;
+        Expiry expiry;
+    }
+
+    struct HederaTokenV3 {
+        string name;
+        string symbol;
+        address treasury;
+        string memo;
+        bool tokenSupplyType;
+        int64 maxSupply;
+        bool freezeDefault;
+        TokenKey[] tokenKeys;
+        ExpiryV2 expiry;
+    }
+
+    /// What a creation's checks read, whichever version of HederaToken it came in.
+    struct Creation {
+        bytes name;
+        bytes symbol;
+        address treasury;
+        address autoRenewAccount;
+        bool finite;
+        int64 maxSupply;
+        bool freezeDefault;
+        uint256 keyTypes;
+        int64 initialSupply;
+        bool nft;
+    }
+
+    function createFungibleToken(HederaToken memory token, uint64 initialTotalSupply, uint32)
+        external
+        payable
+        returns (int64 responseCode, address tokenAddress)
+    {
+        return _create(_creation(token), int64(initialTotalSupply), false);
+    }
+
+    function createFungibleToken(HederaTokenV3 memory token, int64 initialTotalSupply, int32)
+        external
+        payable
+        returns (int64 responseCode, address tokenAddress)
+    {
+        return _create(_creationV3(token), initialTotalSupply, false);
+    }
+
+    function createNonFungibleToken(HederaToken memory token)
+        external
+        payable
+        returns (int64 responseCode, address tokenAddress)
+    {
+        return _create(_creation(token), 0, true);
+    }
+
+    function createNonFungibleToken(HederaTokenV3 memory token)
+        external
+        payable
+        returns (int64 responseCode, address tokenAddress)
+    {
+        return _create(_creationV3(token), 0, true);
+    }
+
+    function _keyTypes(TokenKey[] memory keys) internal pure returns (uint256 types) {
+        for (uint256 i = 0; i < keys.length; i++) types |= keys[i].keyType;
+    }
+
+    function _creation(HederaToken memory t) internal pure returns (Creation memory c) {
+        c.name = bytes(t.name);
+        c.symbol = bytes(t.symbol);
+        c.treasury = t.treasury;
+        c.autoRenewAccount = t.expiry.autoRenewAccount;
+        c.finite = t.tokenSupplyType;
+        c.maxSupply = t.maxSupply;
+        c.freezeDefault = t.freezeDefault;
+        c.keyTypes = _keyTypes(t.tokenKeys);
+    }
+
+    function _creationV3(HederaTokenV3 memory t) internal pure returns (Creation memory c) {
+        c.name = bytes(t.name);
+        c.symbol = bytes(t.symbol);
+        c.treasury = t.treasury;
+        c.autoRenewAccount = t.expiry.autoRenewAccount;
+        c.finite = t.tokenSupplyType;
+        c.maxSupply = t.maxSupply;
+        c.freezeDefault = t.freezeDefault;
+        c.keyTypes = _keyTypes(t.tokenKeys);
+    }
+
+    /// A failed check reverts with the status name as raw bytes, as the network's revertResult(status) does.
+    function _revertWith(bytes memory status) internal pure {
+        assembly {
+            revert(add(status, 32), mload(status))
+        }
+    }
+
+    /**
+     * hiero-consensus-node ClassicCreatesCall: a value below the fee (the HAPI TokenCreate price plus 20%, less the
+     * gas) answers INSUFFICIENT_TX_FEE; a missing symbol or an unknown treasury reverts; then TokenCreateHandler's
+     * checks, and the new token's address. The fee and the token itself are taken into the ledger after the block
+     * (systemContractCalls.ts): the value stays the caller's, less the fee, as the network only collects the fee.
+     * Key bits (IHederaTokenService.TokenKey): 1 admin, 4 freeze, 16 supply.
+     */
+    function _create(Creation memory c, int64 initialSupply, bool nft) internal returns (int64, address) {
+        if (msg.value < _createFeeWeibar) return (INSUFFICIENT_TX_FEE, address(0));
+        if (c.symbol.length == 0) _revertWith("MISSING_TOKEN_SYMBOL");
+        if (_accounts[c.treasury] == 0) _revertWith("INVALID_ACCOUNT_ID");
+        if (c.name.length == 0) _revertWith("MISSING_TOKEN_NAME");
+        if (c.autoRenewAccount != address(0) && _accounts[c.autoRenewAccount] == 0) _revertWith("INVALID_AUTORENEW_ACCOUNT");
+        if (nft && c.keyTypes & 16 == 0) _revertWith("TOKEN_HAS_NO_SUPPLY_KEY");
+        if (initialSupply < 0) _revertWith("INVALID_TOKEN_INITIAL_SUPPLY");
+        if (c.finite && c.maxSupply <= 0) _revertWith("INVALID_TOKEN_MAX_SUPPLY");
+        if (c.finite && initialSupply > c.maxSupply) _revertWith("INVALID_TOKEN_INITIAL_SUPPLY");
+        if (c.freezeDefault && c.keyTypes & 4 == 0) _revertWith("TOKEN_HAS_NO_FREEZE_KEY");
+        uint256 num = _nextEntityNum;
+        _nextEntityNum = num + 1;
+        return (SUCCESS, address(uint160(num)));
     }
 
     /// A call without data (or value) is a no-op, as the network answers it; an unknown function reverts.

@@ -14,7 +14,7 @@ import { SigningKey, type Transaction } from 'ethers';
 import { PREFUNDED_WEIBAR, RELAY_OPERATOR_ED25519_KEY, TREASURY_ED25519_KEY, localNodeAccounts, sandboxAccounts, type SandboxAccount } from '../accounts.js';
 import { EvmNode, EvmRpcError } from '../evm.js';
 import { childHash, hollowCompletion, isAliasRef, isHollow, resolveAliases, type AccountBook, type ChildRecord } from './aliases.js';
-import { initcodeOf, settleContractRun, startContractRun, topFrame, type ContractRun, type ContractWork } from './contracts.js';
+import { initcodeOf, settleContractRun, startContractRun, topFrame, type ContractOutcome, type ContractRun, type ContractWork } from './contracts.js';
 import { failedExecution } from './haltReasons.js';
 import { chargedGas, offeredGasPriceTinybar, settledGasCharges, upfrontGasCharges, type GasCharges } from './gasCharging.js';
 import { decodeSigned, withCallData } from './ethereum.js';
@@ -25,8 +25,9 @@ import type { LedgerToken, TokenKeyRole, TokenMove } from './tokens.js';
 import { TOKEN_FEES_TINYBAR, TokenService, type TokenOutcome } from './tokenService.js';
 import type { TokenState } from './tokenState.js';
 import type { NativeWork } from './nativeWork.js';
-import { publicKeyOf } from './tokenDecode.js';
-import { SystemContracts, type AccountAddresses } from './systemContracts.js';
+import { keyRef, publicKeyOf } from './tokenDecode.js';
+import { HTS_ADDRESS, SystemContracts, type AccountAddresses } from './systemContracts.js';
+import { systemContractCalls, type AddressBook, type SystemContractCalls } from './systemContractCalls.js';
 import {
   ConsensusClock,
   canonicalTransactionIdString,
@@ -67,6 +68,12 @@ export const FEES_TINYBAR = {
   CONTRACTCREATEINSTANCE: 100_000_000n,
   CONTRACTCALL: 5_000_000n,
 } as const;
+
+/**
+ * What a token creation through 0x167 takes from the value sent with it, in tinybar: hiero-consensus-node
+ * ClassicCreatesCall charges the HAPI TokenCreate price plus 20%, less the 100,000 gas it charges as gas.
+ */
+const HTS_CREATE_FEE_TINYBAR = FEES_TINYBAR.TOKENCREATION + FEES_TINYBAR.TOKENCREATION / 5n - 100_000n * BigInt(GAS_PRICE_TINYBAR);
 
 export interface LedgerChainOptions {
   chainId: number;
@@ -134,6 +141,10 @@ interface Handled {
   evmExecuted?: boolean;
   /** Preceding child records (auto-created accounts, hollow-account completions), in order. */
   children?: ChildRecord[];
+  /** Following child records (tokens created through 0x167), in order. */
+  following?: ChildRecord[];
+  /** What an EVM execution asked of 0x167 and of system accounts (systemContractCalls.ts), read once it is mined. */
+  systemCalls?: SystemContractCalls;
   /** A consensus-node contract call or creation sent into the EVM. */
   contractRun?: ContractRun;
   contractGasUsed?: bigint;
@@ -216,7 +227,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
       balances: [{ address: longZeroAddress(entityNum(TREASURY_ACCOUNT)!), balance: TREASURY_WEIBAR }],
     });
     const chain = new LedgerChain(opts.chainId, evm, opts);
-    await chain.#system.install();
+    await chain.#system.install(HTS_CREATE_FEE_TINYBAR * WEIBAR_PER_TINYBAR);
     await chain.#genesis(own, localNode);
     return chain;
   }
@@ -289,8 +300,11 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     return this.#tokens;
   }
 
-  /** A token's key of that role, if it has one (what a mint, KYC or freeze change must be signed with). */
-  tokenKey(token: string, role: TokenKeyRole): PublicKey | undefined {
+  /**
+   * A token's key of that role, if it has one (what a mint, KYC or freeze change must be signed with); null when no
+   * signature satisfies it (a contract's key).
+   */
+  tokenKey(token: string, role: TokenKeyRole): PublicKey | null | undefined {
     const ref = this.#tokens.key(token, role);
     return ref && publicKeyOf(ref);
   }
@@ -419,17 +433,26 @@ export class LedgerChain extends EventEmitter implements LedgerView {
       handled.push(h);
     }
     await this.#system.sync(this.#tokens, this.#addresses);
+    await this.#system.syncLedger(this.#nextNum, this.#accounts.flatMap((a) => this.#addresses.addressesOf(a.id)));
     await this.evm.request({ method: 'evm_mine' });
+    // Tokens created through 0x167 took their numbers from the ledger's.
+    this.#nextNum = Math.max(this.#nextNum, await this.#system.nextEntityNum());
     const block = (await this.evm.request({ method: 'eth_getBlockByNumber', params: ['latest', false] })) as EvmBlock;
     const records: LedgerTransaction[] = [];
     for (const h of handled) {
+      const evmHash = h.contractRun?.evmHash ?? (h.evmExecuted ? h.eth!.hash! : undefined);
+      if (evmHash) h.systemCalls = await systemContractCalls(this.evm, evmHash, this.#addressBook);
       if (h.contractRun) await this.#settleContract(h);
       else if (h.evmExecuted) await this.#settleEvmResult(h);
+      if (h.systemCalls) await this.#takeSystemCalls(h, h.systemCalls);
       for (const child of h.children ?? []) records.push({ ...child, blockNumber: Number(block.number), index: records.length });
       records.push(this.#toRecord(h, Number(block.number), records.length));
+      for (const child of h.following ?? []) records.push({ ...child, blockNumber: Number(block.number), index: records.length });
       this.#pendingIds.delete(h.item.transactionId);
     }
     await this.#system.absorb(block.number, timestampString(this.#clock.last), this.#tokens, this.#addresses);
+    // A token created through 0x167 answers as a token as soon as its transaction is final, as on the network.
+    if (handled.some((h) => h.following?.length)) await this.#system.sync(this.#tokens, this.#addresses);
     return this.#recordBlock(block, fromNs, this.#clock.next(), records);
   }
 
@@ -487,6 +510,63 @@ export class LedgerChain extends EventEmitter implements LedgerView {
   }
 
   readonly #exists = (id: string) => this.#byId.has(id);
+
+  readonly #addressBook: AddressBook = {
+    accountOf: (address) => {
+      const account = this.account(address.toLowerCase());
+      const key = account && this.#keys.get(account.id);
+      return account && { id: account.id, isContract: account.isContract, ...(key ? { key: keyRef(key) } : {}) };
+    },
+  };
+
+  /**
+   * Applies what an executed transaction asked of 0x167 and system accounts. Sending value to a system account halts
+   * it: its settlement already counted the whole gas limit and the status (#haltedBySystemAccount), and every value
+   * move it made is undone here; its other EVM state stays, which the sandbox cannot undo (a known difference).
+   * Otherwise each token it created joins the ledger as a following child record, and the value sent with a creation
+   * goes back to its caller less the fee, which goes to the fee collector (ClassicCreatesCall collects only the fee).
+   */
+  async #takeSystemCalls(h: Handled, calls: SystemContractCalls): Promise<void> {
+    if (calls.valueToSystemAccount) {
+      for (const move of calls.valueMoves) {
+        await this.#addWeibar(move.to, -move.valueWeibar);
+        await this.#addWeibar(move.from, move.valueWeibar);
+      }
+      return;
+    }
+    const feeWeibar = HTS_CREATE_FEE_TINYBAR * WEIBAR_PER_TINYBAR;
+    for (const payment of calls.creationPayments) {
+      const fee = payment.charged ? feeWeibar : 0n;
+      await this.#addWeibar(HTS_ADDRESS, -payment.valueWeibar);
+      await this.#addWeibar(payment.from, payment.valueWeibar - fee);
+      if (fee === 0n) continue;
+      await this.#addWeibar(this.#byId.get(FEE_COLLECTOR_ACCOUNT)!.evmAddress, fee);
+      add(h.transfers, this.account(payment.from)!.id, -HTS_CREATE_FEE_TINYBAR);
+      add(h.transfers, FEE_COLLECTOR_ACCOUNT, HTS_CREATE_FEE_TINYBAR);
+    }
+    for (const creation of calls.creations) {
+      const timestamp = timestampString(this.#clock.next());
+      const outcome = this.#tokens.create(creation.spec, () => creation.tokenId, timestamp, this.#exists);
+      if (outcome.result !== 'SUCCESS') {
+        this.#onError(new Error(`0x167 created ${creation.tokenId}, which the ledger refused: ${outcome.result}`));
+        continue;
+      }
+      const nonce = (h.children?.length ?? 0) + (h.following?.length ?? 0) + 1;
+      (h.following ??= []).push({
+        consensusTimestamp: timestamp,
+        transactionId: canonicalTransactionIdString(h.item.transactionId),
+        payerAccountId: h.item.payer,
+        name: 'TOKENCREATION',
+        result: 'SUCCESS',
+        chargedTxFeeTinybar: 0,
+        transfers: [],
+        entityId: creation.tokenId,
+        tokenTransfers: (outcome.tokenTransfers ?? []).map((t) => ({ token: t.token, account: t.account, amount: Number(t.amount) })),
+        nonce,
+        hash: childHash(h.item.hash, nonce),
+      });
+    }
+  }
 
   readonly #addresses: AccountAddresses = {
     addressesOf: (id) => {
@@ -680,7 +760,11 @@ export class LedgerChain extends EventEmitter implements LedgerView {
   async #settleContract(h: Handled): Promise<void> {
     const item = h.item as Pending & ContractWork;
     const run = h.contractRun!;
-    const outcome = await settleContractRun(this.evm, run, item.gas);
+    const settled = await settleContractRun(this.evm, run, item.gas);
+    const halted = this.#haltedBySystemAccount(h);
+    const outcome = { ...settled, ...halted };
+    // A halted creation leaves no contract.
+    if (halted && run.creation) await this.evm.request({ method: 'hardhat_setCode', params: [run.creation.address, '0x'] });
     h.result = outcome.result;
     h.haltReason = outcome.haltReason;
     // As for any EVM execution, the network may keep part of the unused limit (gasCharging.ts).
@@ -721,7 +805,8 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     // on the gas used (or its floor), and refunds the rest relayer first (gasCharging.ts). Undo the one, apply the other.
     const { upfront, prepaidWeibar } = h.gas!;
     const gasLimit = tx.gasLimit;
-    h.gasUsed = chargedGas(gasLimit, BigInt(receipt.gasUsed), this.maxRefundPercentOfGasLimit);
+    const halted = this.#haltedBySystemAccount(h);
+    h.gasUsed = halted?.gasUsed ?? chargedGas(gasLimit, BigInt(receipt.gasUsed), this.maxRefundPercentOfGasLimit);
     const settled = settledGasCharges(upfront, gasLimit, h.gasUsed, BigInt(GAS_PRICE_TINYBAR));
     const evmCharge = BigInt(receipt.gasUsed) * BigInt(receipt.effectiveGasPrice);
     await this.#addWeibar(tx.from!, evmCharge - prepaidWeibar + (upfront.sender - settled.sender) * WEIBAR_PER_TINYBAR);
@@ -733,10 +818,14 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     add(h.transfers, from, -settled.sender);
     add(h.transfers, h.item.payer, -settled.relayer);
     add(h.transfers, FEE_COLLECTOR_ACCOUNT, gasFee);
-    if (receipt.status === '0x1') {
+    if (halted) {
+      h.result = halted.result;
+      h.haltReason = halted.haltReason;
+    } else if (receipt.status === '0x1') {
       h.result = 'SUCCESS';
       const value = tx.value / WEIBAR_PER_TINYBAR;
-      if (value > 0n && tx.to) {
+      // Value sent with a token creation to 0x167 is no transfer: the creation charges its fee (#takeSystemCalls).
+      if (value > 0n && tx.to && !this.#system.isSystemAddress(tx.to, this.#tokens)) {
         add(h.transfers, from, -value);
         add(h.transfers, this.account(tx.to)!.id, value);
       }
@@ -748,6 +837,17 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     if (receipt.contractAddress) h.contractId = this.#seen(receipt.contractAddress, true).id;
     else if (tx.to && (await this.#markIfContract(tx.to))) h.contractId = this.account(tx.to)!.id;
     else if (tx.to) h.contractId = this.#system.tokenAt(tx.to, this.#tokens)?.id;
+  }
+
+  /**
+   * The outcome of an execution that sent value to a system account, which the EVM ran as any transfer: the network
+   * halts it with INVALID_CONTRACT_ID (CustomMessageCallProcessor, FrameRunner) and, as for any halt, keeps the whole
+   * gas limit. Undefined for any other execution.
+   */
+  #haltedBySystemAccount(h: Handled): Pick<ContractOutcome, 'result' | 'haltReason' | 'gasUsed'> | undefined {
+    if (!h.systemCalls?.valueToSystemAccount) return undefined;
+    const gasUsed = h.eth?.gasLimit ?? (h.item as Pending & ContractWork).gas;
+    return { result: 'INVALID_CONTRACT_ID', haltReason: 'INVALID_CONTRACT_ID', gasUsed };
   }
 
   #toRecord(h: Handled, blockNumber: number, index: number): LedgerTransaction {
@@ -819,7 +919,8 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     this.#blockByHash.set(evmHash, block);
     for (const r of records) {
       this.#transactions.push(r);
-      this.#txById.set(r.transactionId, r);
+      // A transaction id names the user transaction, not the child records that share it.
+      if (r.nonce === undefined) this.#txById.set(r.transactionId, r);
       if (r.ethHash) this.#txByEthHash.set(r.ethHash, r);
       this.emit('transaction', r);
     }

@@ -30,12 +30,15 @@ const BESU_HALT_REASON: ReadonlyArray<[RegExp, string]> = [
   [/^createcontractsizelimit|^createinitcodesizelimit/, 'CODE_TOO_LARGE'],
   [/^createcontractstartingwithef/, 'INVALID_CODE'],
   [/^precompileerror/, 'PRECOMPILE_ERROR'],
+  // Not revm's: the sandbox's own name for the halt of value sent to a system account (systemContractCalls.ts).
+  [/^invalidcontractid/, 'INVALID_CONTRACT_ID'],
 ];
 
 /** Besu halt reasons with a status of their own; every other halt is CONTRACT_EXECUTION_EXCEPTION. */
 const STATUS_FOR_HALT: Readonly<Record<string, string>> = {
   INSUFFICIENT_GAS: 'INSUFFICIENT_GAS',
   ILLEGAL_STATE_CHANGE: 'LOCAL_CALL_MODIFICATION_EXCEPTION',
+  INVALID_CONTRACT_ID: 'INVALID_CONTRACT_ID',
 };
 
 /** The status (and halt reason) of an execution whose top call frame failed with the EVM's `error`. */

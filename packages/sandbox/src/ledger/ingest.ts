@@ -121,7 +121,7 @@ export async function ingest(chain: LedgerChain, method: string, bytes: Uint8Arr
     if (!native.keys.every((k) => signedBy(k, bodyBytes, sigMap))) return 'INVALID_SIGNATURE';
     for (const { token, role } of native.tokenKeys ?? []) {
       const tokenKey = chain.tokenKey(token, role);
-      if (tokenKey && !signedBy(tokenKey, bodyBytes, sigMap)) return 'INVALID_SIGNATURE';
+      if (tokenKey === null || (tokenKey && !signedBy(tokenKey, bodyBytes, sigMap))) return 'INVALID_SIGNATURE';
     }
     return chain.submitNative(s, native.work);
   }

@@ -9,9 +9,12 @@
  * Transfer, Approval and ApprovalForAll events, and the allowances its transferFrom spent, are read back into it.
  * Hence what works:
  * eth_call and Ethereum transactions to a token or to 0x167-0x169, directly or from inside contracts (CALL,
- * STATICCALL and, for 0x168 and 0x169, DELEGATECALL), value sent to them refused with INVALID_FEE_SUBMITTED. What does not:
- * 0x167's state-changing functions (createFungibleToken, mintToken, associateToken, transferToken...), which revert
- * NOT_SUPPORTED; and within one block, EVM transactions see every native change of that block, whatever their order.
+ * STATICCALL and, for 0x168 and 0x169, DELEGATECALL), value sent to them refused with INVALID_FEE_SUBMITTED; token
+ * creation at 0x167 (createFungibleToken, createNonFungibleToken: the EVM code checks the call and hands out the
+ * token's number, and the ledger creates the token from the call's trace after the block, systemContractCalls.ts).
+ * What does not: 0x167's other state-changing functions (mintToken, associateToken, transferToken...), which revert
+ * NOT_SUPPORTED; a token created in a transaction has no code until its block closes; and within one block, EVM
+ * transactions see every native change of that block, whatever their order.
  */
 import { AbiCoder, id as eventTopic, getAddress, keccak256 } from 'ethers';
 import type { EvmRequester } from './view.js';
@@ -28,7 +31,24 @@ export const PRNG_ADDRESS = '0x0000000000000000000000000000000000000169';
 const DELEGATION_TO_HTS = `0xef0100${HTS_ADDRESS.slice(2)}`;
 
 /** Storage layout of HtsSystemContract (SystemContracts.sol), slot by slot. */
-const SLOT = { name: 0n, symbol: 1n, decimals: 2n, flags: 3n, totalSupply: 4n, balances: 5n, allowances: 6n, relations: 7n, owners: 8n, approved: 9n, operators: 10n, metadata: 11n, tokenFlags: 12n };
+const SLOT = {
+  name: 0n,
+  symbol: 1n,
+  decimals: 2n,
+  flags: 3n,
+  totalSupply: 4n,
+  balances: 5n,
+  allowances: 6n,
+  relations: 7n,
+  owners: 8n,
+  approved: 9n,
+  operators: 10n,
+  metadata: 11n,
+  tokenFlags: 12n,
+  nextEntityNum: 13n,
+  accounts: 14n,
+  createFeeWeibar: 15n,
+};
 const FLAG = { token: 1n, nft: 2n, kycKey: 4n, freezeKey: 8n, freezeDefault: 16n };
 const RELATION = { associated: 1n, kycGranted: 2n, frozen: 4n };
 
@@ -73,11 +93,15 @@ export interface AccountAddresses {
 export class SystemContracts {
   /** token id -> the storage words last written (slot -> 32-byte hex). */
   readonly #written = new Map<string, Map<bigint, string>>();
+  /** The account addresses 0x167 already knows. */
+  readonly #knownAddresses = new Set<string>();
 
   constructor(readonly evm: EvmRequester) {}
 
-  async install(): Promise<void> {
+  /** Installs the system contracts; a token creation from the EVM costs `createFeeWeibar` of the value sent with it. */
+  async install(createFeeWeibar: bigint): Promise<void> {
     await this.#setCode(HTS_ADDRESS, HTS_RUNTIME);
+    await this.#store(HTS_ADDRESS, SLOT.createFeeWeibar, word(createFeeWeibar));
     await this.#setCode(EXCHANGE_RATE_ADDRESS, EXCHANGE_RATE_RUNTIME);
     await this.#setCode(PRNG_ADDRESS, PRNG_RUNTIME);
     // The rate receipts carry, so the EVM and the ledger convert alike.
@@ -97,6 +121,25 @@ export class SystemContracts {
   tokenAt(address: string, state: TokenState): LedgerToken | undefined {
     const num = longZeroNum(address);
     return num === undefined ? undefined : state.token(entityId(num));
+  }
+
+  /**
+   * Tells 0x167 what a token creation checks and takes: the ledger's next entity number, and which addresses are
+   * accounts (a treasury or auto-renew account must be one).
+   */
+  async syncLedger(nextEntityNum: number, accountAddresses: Iterable<string>): Promise<void> {
+    await this.#store(HTS_ADDRESS, SLOT.nextEntityNum, word(BigInt(nextEntityNum)));
+    for (const address of accountAddresses) {
+      if (this.#knownAddresses.has(address)) continue;
+      await this.#store(HTS_ADDRESS, mapSlot(address, SLOT.accounts), word(1n));
+      this.#knownAddresses.add(address);
+    }
+  }
+
+  /** The entity number 0x167 would hand out next: past the ledger's, once the EVM created tokens. */
+  async nextEntityNum(): Promise<number> {
+    const slot = `0x${SLOT.nextEntityNum.toString(16)}`;
+    return Number(BigInt((await this.evm.request({ method: 'eth_getStorageAt', params: [HTS_ADDRESS, slot, 'latest'] })) as string));
   }
 
   /** Writes every token's changed storage (and a new token's designator) from the ledger's token state. */

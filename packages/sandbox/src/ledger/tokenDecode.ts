@@ -32,8 +32,10 @@ export function keyRef(key: PublicKey): KeyRef {
   return { type: key.type === 'ED25519' ? 'ED25519' : 'ECDSA_SECP256K1', key: key.toStringRaw() };
 }
 
-export function publicKeyOf(ref: KeyRef): PublicKey {
+/** The public key that signs for a key; null for one no signature satisfies (a contract-ID key). */
+export function publicKeyOf(ref: KeyRef): PublicKey | null {
   const bytes = Buffer.from(ref.key, 'hex');
+  if (ref.type === 'ProtobufEncoded') return null;
   return ref.type === 'ED25519' ? PublicKey.fromBytesED25519(bytes) : PublicKey.fromBytesECDSA(bytes);
 }
 

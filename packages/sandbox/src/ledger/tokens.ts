@@ -9,9 +9,13 @@
  */
 
 export type TokenType = 'FUNGIBLE_COMMON' | 'NON_FUNGIBLE_UNIQUE';
-/** A simple key: one ED25519 or ECDSA public key, raw hex. */
+/**
+ * A simple key (one ED25519 or ECDSA public key, raw hex), or a key no signature satisfies, such as a contract-ID
+ * key a token created from a contract gets: the `Key` message's bytes (hex), which the mirror node shows as
+ * `ProtobufEncoded`.
+ */
 export interface KeyRef {
-  type: 'ED25519' | 'ECDSA_SECP256K1';
+  type: 'ED25519' | 'ECDSA_SECP256K1' | 'ProtobufEncoded';
   key: string;
 }
 /** The token keys the sandbox models (TokenCreateTransactionBody's key fields). */

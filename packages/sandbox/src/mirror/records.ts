@@ -172,8 +172,11 @@ export class EthRecords {
   readonly #built = new Map<string, Promise<EthRecord>>();
   readonly #stateChanges = new Map<string, Promise<StateChange[]>>();
   readonly #ethTxs: LedgerTransaction[] = [];
-  /** Position in the ledger's transaction list by transaction id, to walk back through a block. */
-  readonly #position = new Map<string, number>();
+  /**
+   * Position in the ledger's transaction list, to walk back through a block; by record, as a child record shares its
+   * parent's transaction id.
+   */
+  readonly #position = new Map<LedgerTransaction, number>();
   #scanned = 0;
   readonly #logs: LogRow[] = [];
   #logsIndexed = 0;
@@ -186,7 +189,7 @@ export class EthRecords {
     const all = this.view.transactions();
     for (; this.#scanned < all.length; this.#scanned++) {
       const tx = all[this.#scanned];
-      this.#position.set(tx.transactionId, this.#scanned);
+      this.#position.set(tx, this.#scanned);
       if (tx.ethHash) this.#ethTxs.push(tx);
     }
     return this.#ethTxs;
@@ -200,7 +203,7 @@ export class EthRecords {
     this.ethereumTransactions();
     const all = this.view.transactions();
     let synthetic = 0;
-    for (let i = (this.#position.get(tx.transactionId) ?? 0) - 1; i >= 0 && all[i].blockNumber === tx.blockNumber; i--) {
+    for (let i = (this.#position.get(tx) ?? 0) - 1; i >= 0 && all[i].blockNumber === tx.blockNumber; i--) {
       if (all[i].ethHash) return synthetic + (await this.record(all[i])).nextLogIndex;
       synthetic += syntheticTransferLogs(this.view, all[i]).length;
     }
@@ -219,7 +222,7 @@ export class EthRecords {
     this.ethereumTransactions();
     const all = this.view.transactions();
     let index = 0;
-    for (let i = (this.#position.get(tx.transactionId) ?? 0) - 1; i >= 0 && all[i].blockNumber === tx.blockNumber; i--) {
+    for (let i = (this.#position.get(tx) ?? 0) - 1; i >= 0 && all[i].blockNumber === tx.blockNumber; i--) {
       if (this.#holdsEvmSlot(all[i])) index++;
     }
     return index;

@@ -5,6 +5,7 @@
  * Callers and recipients are named by entity, as the real node names them: `0.0.N` and its long-zero address.
  */
 import { failedExecution } from '../ledger/haltReasons.js';
+import { haltedTrace } from '../ledger/systemContractCalls.js';
 import { longZeroAddress } from '../ledger/ids.js';
 import type { LedgerTransaction, LedgerView } from '../ledger/view.js';
 import { ethTransactionByIdOrHash } from './contractResults.js';
@@ -81,10 +82,13 @@ export function traceRoutes(view: LedgerView): Route[] {
     const hash = tx.evmHash ?? (tx.ethHash as string);
     let trace = callTraces.get(hash);
     if (!trace) {
-      trace = (view.evm.request({ method: 'debug_traceTransaction', params: [hash, { tracer: 'callTracer' }] }) as Promise<Frame>).then((frame) =>
-        // A consensus-node creation ran its init code as a call at the new address: its top frame is the CREATE.
-        tx.name === 'CONTRACTCREATEINSTANCE' && tx.contractCall?.initcode ? { ...frame, type: 'CREATE', input: tx.contractCall.initcode } : frame,
-      );
+      trace = (view.evm.request({ method: 'debug_traceTransaction', params: [hash, { tracer: 'callTracer' }] }) as Promise<Frame>)
+        // Value sent to a system account halted the transaction, which the EVM here ran as a transfer.
+        .then((frame) => (tx.haltReason === 'INVALID_CONTRACT_ID' ? haltedTrace(frame) : frame))
+        .then((frame) =>
+          // A consensus-node creation ran its init code as a call at the new address: its top frame is the CREATE.
+          tx.name === 'CONTRACTCREATEINSTANCE' && tx.contractCall?.initcode ? { ...frame, type: 'CREATE', input: tx.contractCall.initcode } : frame,
+        );
       callTraces.set(hash, trace);
       trace.catch(() => callTraces.delete(hash));
     }
