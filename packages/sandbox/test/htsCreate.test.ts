@@ -170,13 +170,17 @@ describe('sandbox: token creation through 0x167 and value sent to system account
     });
 
     it('from inside a contract, even when the contract carries on: the halt propagates to the transaction', async () => {
-      const makerBefore = await balance(await maker.getAddress());
-      const tx = await maker.forward(SHA256, { value: WEIBAR_PER_TINYBAR, gasLimit: 100_000 });
+      // A contract with nothing of its own, which passes on what it is sent.
+      const receipt0 = await (await new ContractCreateFlow().setGas(2_000_000).setBytecode(bytecode).execute(client)).getReceipt(client);
+      const forwarder = new Contract(`0x${receipt0.contractId!.toSolidityAddress()}`, abi, wallet);
+      const before = await balance(wallet.address);
+      const tx = await forwarder.forward(SHA256, { value: WEIBAR_PER_TINYBAR, gasLimit: 100_000 });
       const receipt = await tx.wait().catch((e: any) => e.receipt);
       expect(receipt.status).to.equal(0);
       const result = await mirror(`/contracts/results/${tx.hash}`);
       expect(result).to.include({ result: 'INVALID_CONTRACT_ID', error_message: 'INVALID_CONTRACT_ID' });
-      expect(await balance(await maker.getAddress())).to.equal(makerBefore);
+      expect(await balance(await forwarder.getAddress())).to.equal(0n);
+      expect(before - (await balance(wallet.address))).to.equal(100_000n * 71n * WEIBAR_PER_TINYBAR);
       // The call that sent the value halted, and so did the contract's frame above it.
       const { actions } = await mirror(`/contracts/results/${tx.hash}/actions`);
       const outcomes = actions.map((a: any) => [a.call_depth, a.result_data_type, Buffer.from(a.result_data.slice(2), 'hex').toString()]);
@@ -184,6 +188,24 @@ describe('sandbox: token creation through 0x167 and value sent to system account
         [0, 'ERROR', 'INVALID_CONTRACT_ID'],
         [1, 'ERROR', 'INVALID_CONTRACT_ID'],
       ]);
+    });
+
+    it('in a transaction without a chain id (pre-EIP-155), as the official debug suite sends it', async () => {
+      const unprotected = async (to: string) => {
+        const nonce = await provider.getTransactionCount(wallet.address, 'pending');
+        const raw = await wallet.signTransaction({ to, value: WEIBAR_PER_TINYBAR, gasLimit: 30_000, gasPrice: 710_000_000_000n, nonce });
+        const hash = (await provider.send('eth_sendRawTransaction', [raw])) as string;
+        return { hash, receipt: (await provider.waitForTransaction(hash))! };
+      };
+      const halted = await unprotected(SHA256);
+      expect(halted.receipt.status).to.equal(0);
+      expect(await mirror(`/contracts/results/${halted.hash}`)).to.include({ result: 'INVALID_CONTRACT_ID', error_message: 'INVALID_CONTRACT_ID' });
+      // Such a transaction runs as any other, and shows as signed: no chain id, v 27 or 28.
+      const sent = await unprotected(Wallet.createRandom().address);
+      expect(sent.receipt.status).to.equal(1);
+      const result = await mirror(`/contracts/results/${sent.hash}`);
+      expect(result).to.include({ result: 'SUCCESS', chain_id: '0x', hash: sent.hash });
+      expect([27, 28]).to.include(result.v);
     });
 
     it('leaves value sent to an account past 0.0.750 alone', async () => {

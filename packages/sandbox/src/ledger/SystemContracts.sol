@@ -67,7 +67,8 @@ contract HtsSystemContract {
         }
     }
 
-    /// The network refuses value sent to a system contract (INVALID_FEE_SUBMITTED), whatever the call.
+    /// Value sent to a system contract other than with a token creation: an executed transaction that does so fails
+    /// with INVALID_CONTRACT_ID (the ledger reads that from its trace, systemContractCalls.ts); an eth_call reverts here.
     modifier noValue() {
         require(msg.value == 0, "INVALID_FEE_SUBMITTED");
         _;

@@ -138,6 +138,8 @@ interface Handled {
   tokenRecord?: TokenOutcome['record'];
   /** The full signed transaction (call data from the file included) for Ethereum transactions. */
   eth?: Transaction;
+  /** The hash the EVM knows an Ethereum transaction by: its own, but for one without a chain id (#sendToEvm). */
+  ethEvmHash?: string;
   evmExecuted?: boolean;
   /** Preceding child records (auto-created accounts, hollow-account completions), in order. */
   children?: ChildRecord[];
@@ -440,7 +442,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     const block = (await this.evm.request({ method: 'eth_getBlockByNumber', params: ['latest', false] })) as EvmBlock;
     const records: LedgerTransaction[] = [];
     for (const h of handled) {
-      const evmHash = h.contractRun?.evmHash ?? (h.evmExecuted ? h.eth!.hash! : undefined);
+      const evmHash = h.contractRun?.evmHash ?? (h.evmExecuted ? h.ethEvmHash : undefined);
       if (evmHash) h.systemCalls = await systemContractCalls(this.evm, evmHash, this.#addressBook);
       if (h.contractRun) await this.#settleContract(h);
       else if (h.evmExecuted) await this.#settleEvmResult(h);
@@ -528,7 +530,8 @@ export class LedgerChain extends EventEmitter implements LedgerView {
    */
   async #takeSystemCalls(h: Handled, calls: SystemContractCalls): Promise<void> {
     if (calls.valueToSystemAccount) {
-      for (const move of calls.valueMoves) {
+      // Last move first: a contract may have passed on what it was just sent.
+      for (const move of [...calls.valueMoves].reverse()) {
         await this.#addWeibar(move.to, -move.valueWeibar);
         await this.#addWeibar(move.from, move.valueWeibar);
       }
@@ -672,12 +675,25 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     await this.#addWeibar(from, prepaidWeibar - upfront.sender * WEIBAR_PER_TINYBAR);
     await this.#addWeibar(this.#byId.get(item.payer)!.evmAddress, -upfront.relayer * WEIBAR_PER_TINYBAR);
     try {
-      await this.evm.request({ method: 'eth_sendRawTransaction', params: [tx.serialized] });
+      h.ethEvmHash = await this.#sendToEvm(tx);
       h.evmExecuted = true;
     } catch (err) {
       await this.#undoUpfrontGas(h);
       h.result = err instanceof EvmRpcError ? statusForEvmRefusal(err.message) : 'FAIL_INVALID';
     }
+  }
+
+  /**
+   * Sends a signed Ethereum transaction into the EVM's pool; returns the hash the EVM knows it by. The network takes
+   * transactions without a chain id (pre-EIP-155, which the official debug suite sends), while EDR refuses them raw:
+   * those run as the sender's own unsigned transaction with the same fields, under a hash of the EVM's.
+   */
+  async #sendToEvm(tx: Transaction): Promise<string> {
+    if (tx.chainId !== 0n) return (await this.evm.request({ method: 'eth_sendRawTransaction', params: [tx.serialized] })) as string;
+    const hex = (n: bigint) => `0x${n.toString(16)}`;
+    await this.evm.request({ method: 'hardhat_impersonateAccount', params: [tx.from] });
+    const fields = { from: tx.from, to: tx.to, nonce: hex(BigInt(tx.nonce)), gas: hex(tx.gasLimit), gasPrice: hex(tx.gasPrice ?? 0n), value: hex(tx.value), data: tx.data };
+    return (await this.evm.request({ method: 'eth_sendTransaction', params: [fields] })) as string;
   }
 
   /** Gives back the up-front gas of an EthereumTransaction the EVM did not run. */
@@ -792,10 +808,10 @@ export class LedgerChain extends EventEmitter implements LedgerView {
   /** Reads the executed transaction's receipt: final status, gas fee, created contract, value moved. */
   async #settleEvmResult(h: Handled): Promise<void> {
     const tx = h.eth!;
-    const receipt = (await this.evm.request({ method: 'eth_getTransactionReceipt', params: [tx.hash] })) as EvmReceipt | null;
+    const receipt = (await this.evm.request({ method: 'eth_getTransactionReceipt', params: [h.ethEvmHash] })) as EvmReceipt | null;
     if (!receipt) {
       // Not mined (the EVM kept it back): drop it so it cannot execute later under another record.
-      await this.evm.request({ method: 'hardhat_dropTransaction', params: [tx.hash] }).catch(() => undefined);
+      await this.evm.request({ method: 'hardhat_dropTransaction', params: [h.ethEvmHash] }).catch(() => undefined);
       await this.#undoUpfrontGas(h);
       h.evmExecuted = false;
       h.result = 'FAIL_INVALID';
@@ -830,7 +846,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
         add(h.transfers, this.account(tx.to)!.id, value);
       }
     } else {
-      const failure = failedExecution((await topFrame(this.evm, tx.hash!))?.error);
+      const failure = failedExecution((await topFrame(this.evm, h.ethEvmHash!))?.error);
       h.result = failure.status;
       h.haltReason = failure.haltReason;
     }
@@ -874,6 +890,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     if (item.name === 'ETHEREUMTRANSACTION') {
       const tx = h.eth ?? item.tx;
       record.ethHash = tx.hash!;
+      if (h.ethEvmHash && h.ethEvmHash !== tx.hash) Object.assign(record, { evmHash: h.ethEvmHash, signedEthereum: tx.serialized });
       record.evmExecuted = h.evmExecuted === true;
       if (h.gasUsed !== undefined) record.gasUsed = Number(h.gasUsed);
       if (!record.evmExecuted) record.signedCall = { callData: tx.data, gasLimit: Number(tx.gasLimit) };

@@ -84,7 +84,7 @@ async function recordOf(chain: LedgerChain, tx: LedgerTransaction): Promise<prot
   };
   const tokenTransferLists = tokenTransferListsOf(tx);
   if (tokenTransferLists.length) record.tokenTransferLists = tokenTransferLists;
-  if (tx.ethHash && !tx.evmHash) record.ethereumHash = Buffer.from(tx.ethHash.slice(2), 'hex');
+  if (tx.ethHash && tx.name === 'ETHEREUMTRANSACTION') record.ethereumHash = Buffer.from(tx.ethHash.slice(2), 'hex');
   // An auto-creation's record carries the alias it was created under: an EVM address in its own field, a key as `alias`.
   const created = tx.nonce && tx.name === 'CRYPTOCREATEACCOUNT' && tx.entityId ? chain.account(tx.entityId) : undefined;
   if (created?.alias) {

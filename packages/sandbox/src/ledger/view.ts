@@ -109,9 +109,12 @@ export interface LedgerTransaction {
   memo?: string;
   /**
    * For CONTRACTCALL and CONTRACTCREATEINSTANCE: the hash the EVM knows the execution by, while `ethHash` is the first
-   * 32 bytes of `hash`, the hash the mirror node files a consensus-node contract call's result under.
+   * 32 bytes of `hash`, the hash the mirror node files a consensus-node contract call's result under. For an
+   * ETHEREUMTRANSACTION without a chain id (pre-EIP-155), which the EVM here runs as its own unsigned transaction:
+   * that transaction's hash, and `signedEthereum` the transaction as signed.
    */
   evmHash?: string;
+  signedEthereum?: string;
   /** For CONTRACTCALL and CONTRACTCREATEINSTANCE: what the HAPI body asked for (a creation's init code too) and the gas used. */
   /**
    * For a contract execution that halted exceptionally (not a revert): the halt reason's name, which the consensus node

@@ -9,7 +9,7 @@
  * ContractLogIndexMigration), which is the Ethereum `logIndex`. Native token transactions add the importer's
  * synthetic Transfer logs (syntheticLogs.ts) to the same listing and the same count.
  */
-import { getBytes, keccak256 } from 'ethers';
+import { Transaction, getBytes, keccak256 } from 'ethers';
 import { failureMessage } from '../ledger/haltReasons.js';
 import { entityNum, longZeroAddress } from '../ledger/ids.js';
 import type { LedgerTransaction, LedgerView } from '../ledger/view.js';
@@ -333,7 +333,7 @@ export class EthRecords {
     const hapi = tx.contractCall;
     const evm = this.view.evm;
     // A transaction the ledger refused before execution is unknown to the EVM: its result has no EVM details.
-    const [etx, receipt, trace] = (
+    const [evmTx, receipt, trace] = (
       tx.evmExecuted === false
         ? [null, null, null]
         : await Promise.all([
@@ -342,6 +342,9 @@ export class EthRecords {
             evm.request({ method: 'debug_traceTransaction', params: [evmHash, { tracer: 'callTracer' }] }),
           ])
     ) as [EvmTransaction | null, EvmReceipt | null, CallFrame | null];
+    // One without a chain id ran as the EVM's own stand-in: its signature is as signed, and its chain id empty.
+    const signature = tx.signedEthereum ? Transaction.from(tx.signedEthereum).signature : null;
+    const etx = evmTx && signature ? { ...evmTx, chainId: '0x', v: hexQuantity(BigInt(signature.v)), r: signature.r, s: signature.s } : evmTx;
 
     const idOf = (address: string | null | undefined) => (address ? entityIdAt(this.view, address) : null);
     const sender = etx ? this.view.account(etx.from.toLowerCase()) : undefined;
