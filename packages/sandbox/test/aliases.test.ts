@@ -5,9 +5,11 @@
  */
 import {
   AccountBalanceQuery,
+  AccountCreateTransaction,
   AccountId,
   AccountInfoQuery,
   Client,
+  ContractId,
   EthereumTransaction,
   Hbar,
   KeyList,
@@ -222,6 +224,27 @@ describe('sandbox: hollow accounts and key aliases with the real SDK', () => {
       expect((await new AccountBalanceQuery().setAccountId(id).execute(operator)).hbars.toTinybars().toNumber()).to.equal(new Hbar(11).toTinybars().toNumber());
     });
   }
+
+  // The official relay's precompile and equivalence set-ups (servicesClient.createAccountWithContractIdKey): a key
+  // list of an ECDSA key and a contract, one of them required, the ECDSA key's address as alias, signed by that key.
+  it('creates an account with an EVM-address alias and a threshold-1 key list of a key and a contract', async () => {
+    const key = PrivateKey.generateECDSA();
+    const list = new KeyList([key.publicKey, ContractId.fromString('0.0.1001')], 1);
+    const create = new AccountCreateTransaction().setInitialBalance(new Hbar(5)).setKey(list).setAlias(key.publicKey.toEvmAddress()).freezeWith(operator);
+    const receipt = await (await (await create.sign(key)).execute(operator)).getReceipt(operator);
+    expect(receipt.status).to.equal(Status.Success);
+    const account = await mirror(`/api/v1/accounts/0x${key.publicKey.toEvmAddress()}`);
+    expect(account).to.include({ account: receipt.accountId!.toString(), evm_address: `0x${key.publicKey.toEvmAddress()}` });
+    // The account's ECDSA key signs for it, here as an Ethereum transaction's sender would.
+    const payer = clientFor(receipt.accountId!, key);
+    const paid = await (await new TransferTransaction().addHbarTransfer(receipt.accountId!, new Hbar(-1)).addHbarTransfer(sandbox.operator.accountId, new Hbar(1)).execute(payer)).getReceipt(payer);
+    payer.close();
+    expect(paid.status).to.equal(Status.Success);
+    // The alias's own key must sign the creation.
+    const unsigned = new AccountCreateTransaction().setKey(PrivateKey.generateECDSA().publicKey).setAlias(PrivateKey.generateECDSA().publicKey.toEvmAddress());
+    const err = await unsigned.execute(operator).then((r) => r.getReceipt(operator)).catch((e: unknown) => e);
+    expect((err as { status?: Status }).status?.toString()).to.equal(Status.InvalidAliasKey.toString());
+  });
 
   it('answers INVALID_ACCOUNT_ID for a debit from an alias no account has', async () => {
     const nobody = AccountId.fromEvmAddress(0, 0, PrivateKey.generateECDSA().publicKey.toEvmAddress());

@@ -493,7 +493,12 @@ export class LedgerChain extends EventEmitter implements LedgerView {
           h.result = 'INSUFFICIENT_PAYER_BALANCE';
           return;
         }
-        const account = this.#register({ key: item.key, created: timestampString(h.consensusNs) });
+        if (item.alias && this.account(item.alias)) {
+          h.result = 'ALIAS_ALREADY_ASSIGNED';
+          return;
+        }
+        const aliased = item.alias ? { evmAddress: item.alias, alias: item.alias } : {};
+        const account = this.#register({ key: item.key, created: timestampString(h.consensusNs), ...aliased });
         await this.#move(h, item.payer, account.id, item.initialBalanceTinybar);
         h.entityId = account.id;
         return;

@@ -6,7 +6,8 @@
  */
 import type { proto } from '@hashgraph/proto';
 import type { NativeDecoded } from './nativeWork.js';
-import { accountRef } from './aliases.js';
+import type { PublicKey } from '@hashgraph/sdk';
+import { accountRef, evmAddressOf } from './aliases.js';
 import { idOf, toBigInt } from './hapi.js';
 import { TOKEN_METHODS, decodeToken, simpleKey } from './tokenDecode.js';
 
@@ -18,14 +19,34 @@ export const NATIVE_METHODS: Record<string, string> = {
   ...TOKEN_METHODS,
 };
 
+/**
+ * The key that signs for a new account: a simple key, or a threshold-1 key list holding one simple key beside
+ * contract ids (what the official relay's acceptance set-up gives an account a contract may act for), whose contract
+ * ids no signature can stand for. Other key structures are not modelled.
+ */
+function signingKey(key: proto.IKey | null | undefined): PublicKey | undefined {
+  const simple = simpleKey(key);
+  if (simple || key?.thresholdKey?.threshold !== 1) return simple;
+  const members = key.thresholdKey.keys?.keys ?? [];
+  const simples = members.map(simpleKey).filter((k): k is PublicKey => k !== undefined);
+  const rest = members.filter((k) => !simpleKey(k));
+  return simples.length === 1 && rest.every((k) => k.contractID || k.delegatableContractId) ? simples[0] : undefined;
+}
+
 /** The work a body asks for, or the precheck status that refuses it. */
 export function decodeNative(body: proto.TransactionBody): NativeDecoded | string {
   switch (body.data) {
     case 'cryptoCreateAccount': {
       const c = body.cryptoCreateAccount!;
-      const key = simpleKey(c.key);
+      const key = signingKey(c.key);
       if (!key) return 'KEY_REQUIRED';
-      return { work: { name: 'CRYPTOCREATEACCOUNT', key, initialBalanceTinybar: toBigInt(c.initialBalance) }, signers: [], keys: [] };
+      const work = { name: 'CRYPTOCREATEACCOUNT' as const, key, initialBalanceTinybar: toBigInt(c.initialBalance) };
+      if (!c.alias?.length) return { work, signers: [], keys: [] };
+      // HIP-583: an EVM-address alias is the account's EVM address, and its ECDSA key must sign (hiero-consensus-node
+      // CryptoCreateHandler.preHandle requires the alias's signature). The sandbox finds that key among the account's.
+      const alias = `0x${Buffer.from(c.alias).toString('hex')}`;
+      if (c.alias.length !== 20 || key.type !== 'secp256k1' || evmAddressOf(key) !== alias) return 'INVALID_ALIAS_KEY';
+      return { work: { ...work, alias }, signers: [], keys: [key] };
     }
     case 'cryptoTransfer': {
       const t = body.cryptoTransfer!;

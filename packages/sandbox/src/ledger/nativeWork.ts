@@ -6,7 +6,7 @@ import type { TokenKeyRole, TokenMove, TokenSpec } from './tokens.js';
 
 /** The ledger's own services (accounts, hbar and token transfers, tokens), as opposed to files and the EVM. */
 export type NativeWork =
-  | { name: 'CRYPTOCREATEACCOUNT'; key: PublicKey; initialBalanceTinybar: bigint }
+  | { name: 'CRYPTOCREATEACCOUNT'; key: PublicKey; initialBalanceTinybar: bigint; /** An EVM-address alias, 0x hex. */ alias?: string }
   | { name: 'CRYPTOTRANSFER'; hbar: HbarMove[]; tokens: TokenMove[]; nfts: NftMove[] }
   | { name: 'TOKENCREATION'; token: TokenSpec }
   | { name: 'TOKENASSOCIATE'; account: string; tokens: string[] }
