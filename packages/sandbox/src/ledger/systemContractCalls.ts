@@ -72,7 +72,7 @@ export interface SystemContractCalls {
 }
 
 /** The frames in execution order: all of them, or only those whose effects stand. */
-export function frames(top: CallFrame, standing: boolean): CallFrame[] {
+function frames(top: CallFrame, standing: boolean): CallFrame[] {
   const out: CallFrame[] = [];
   const visit = (frame: CallFrame) => {
     if (standing && frame.error !== undefined) return;
@@ -86,13 +86,15 @@ export function frames(top: CallFrame, standing: boolean): CallFrame[] {
 /** A frame that moved value to its recipient (a CALLCODE's value stays with the caller; a creation's is not a call). */
 const isValueCall = (f: CallFrame) => f.type === 'CALL' && f.to !== undefined && f.value !== undefined && BigInt(f.value) > 0n;
 const isSystemAccount = (address: string | undefined) => address !== undefined && BigInt(address) !== 0n && BigInt(address) <= LAST_SYSTEM_ACCOUNT;
+const isCreationCall = (f: CallFrame) => f.type === 'CALL' && f.to?.toLowerCase() === HTS_ADDRESS && CREATES.getFunction(f.input.slice(0, 10)) !== null;
+/** The network halts value sent to a system account, but for a token creation's (CustomMessageCallProcessor). */
+const haltsTransaction = (f: CallFrame) => isValueCall(f) && isSystemAccount(f.to) && !isCreationCall(f);
 
 /** Reads a transaction's call trace for the calls above. */
 export async function systemContractCalls(evm: EvmRequester, evmHash: string, book: AddressBook): Promise<SystemContractCalls> {
   const top = (await evm.request({ method: 'debug_traceTransaction', params: [evmHash, { tracer: 'callTracer' }] })) as CallFrame;
   const calls: SystemContractCalls = { creations: [], creationPayments: [], valueToSystemAccount: false, valueMoves: [] };
-  const isCreationCall = (frame: CallFrame) => frame.to?.toLowerCase() === HTS_ADDRESS && frame.type === 'CALL' && createSelector(frame.input);
-  calls.valueToSystemAccount = frames(top, false).some((f) => isValueCall(f) && isSystemAccount(f.to) && !isCreationCall(f));
+  calls.valueToSystemAccount = frames(top, false).some(haltsTransaction);
   for (const frame of frames(top, true)) {
     const creation = isCreationCall(frame) ? tokenCreation(frame, book) : undefined;
     if (creation) calls.creations.push(creation);
@@ -108,9 +110,8 @@ export async function systemContractCalls(evm: EvmRequester, evmHash: string, bo
  * frame above it, failed with INVALID_CONTRACT_ID (what the mirror node's actions show); nothing after it ran.
  */
 export function haltedTrace<F extends CallFrame & { calls?: F[] }>(top: F): F {
-  const isCreationCall = (frame: F) => frame.to?.toLowerCase() === HTS_ADDRESS && createSelector(frame.input);
   const mark = (frame: F): F | undefined => {
-    if (isValueCall(frame) && isSystemAccount(frame.to) && !isCreationCall(frame)) return { ...frame, calls: [], output: '0x', error: HALT };
+    if (haltsTransaction(frame)) return { ...frame, calls: [], output: '0x', error: HALT };
     const calls: F[] = [];
     for (const child of frame.calls ?? []) {
       const halted = mark(child);
@@ -123,8 +124,6 @@ export function haltedTrace<F extends CallFrame & { calls?: F[] }>(top: F): F {
 }
 
 const HALT = 'INVALID_CONTRACT_ID';
-
-const createSelector = (input: string) => CREATES.getFunction(input.slice(0, 10)) !== null;
 
 /** A creation 0x167 answered SUCCESS for, as the ledger's TokenSpec; undefined for any other call. */
 function tokenCreation(frame: CallFrame, book: AddressBook): TokenCreationCall | undefined {
