@@ -149,6 +149,8 @@ describe('sandbox: token creation through 0x167 and value sent to system account
     const token = ['Direct', 'DIR', wallet.address, 'memo', true, 1_000_000, false, [], [0, wallet.address, 8_000_000]];
     const receipt = await (await hts.createFungibleToken(token, 100, 18, { value: 35n * 10n ** 18n, gasLimit: 1_000_000 })).wait();
     expect(receipt!.status).to.equal(1);
+    // The creation costs 100,000 gas (ClassicCreatesCall), on top of the transaction's 21,000 and its call data.
+    expect(Number(receipt!.gasUsed)).to.be.within(121_000, 140_000);
     const created = await mirror(`/transactions?timestamp=gt:${(await mirror(`/contracts/results/${receipt!.hash}`)).timestamp}&limit=1&order=asc`);
     const tokenId = created.transactions[0].entity_id;
     expect(await mirror(`/tokens/${tokenId}`)).to.include({ symbol: 'DIR', treasury_account_id: sandbox.accounts[0].accountId, total_supply: '100' });

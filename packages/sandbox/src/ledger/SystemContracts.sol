@@ -382,8 +382,17 @@ contract HtsSystemContract {
         c.keyTypes = _keyTypes(t.tokenKeys);
     }
 
+    /// ClassicCreatesCall's FIXED_GAS_COST: what a creation call costs in gas, whatever its outcome.
+    uint256 internal constant CREATE_GAS = 100_000;
+
+    /// Spends the call's gas down to `floor`, so that the call costs CREATE_GAS as on the network.
+    function _spendTo(uint256 floor) internal view {
+        while (gasleft() > floor) {}
+    }
+
     /// A failed check reverts with the status name as raw bytes, as the network's revertResult(status) does.
-    function _revertWith(bytes memory status) internal pure {
+    function _revertWith(bytes memory status, uint256 floor) internal view {
+        _spendTo(floor);
         assembly {
             revert(add(status, 32), mload(status))
         }
@@ -394,21 +403,28 @@ contract HtsSystemContract {
      * gas) answers INSUFFICIENT_TX_FEE; a missing symbol or an unknown treasury reverts; then TokenCreateHandler's
      * checks, and the new token's address. The fee and the token itself are taken into the ledger after the block
      * (systemContractCalls.ts): the value stays the caller's, less the fee, as the network only collects the fee.
+     * Every outcome costs CREATE_GAS, as ClassicCreatesCall charges.
      * Key bits (IHederaTokenService.TokenKey): 1 admin, 4 freeze, 16 supply.
      */
     function _create(Creation memory c, int64 initialSupply, bool nft) internal returns (int64, address) {
-        if (msg.value < _createFeeWeibar) return (INSUFFICIENT_TX_FEE, address(0));
-        if (c.symbol.length == 0) _revertWith("MISSING_TOKEN_SYMBOL");
-        if (_accounts[c.treasury] == 0) _revertWith("INVALID_ACCOUNT_ID");
-        if (c.name.length == 0) _revertWith("MISSING_TOKEN_NAME");
-        if (c.autoRenewAccount != address(0) && _accounts[c.autoRenewAccount] == 0) _revertWith("INVALID_AUTORENEW_ACCOUNT");
-        if (nft && c.keyTypes & 16 == 0) _revertWith("TOKEN_HAS_NO_SUPPLY_KEY");
-        if (initialSupply < 0) _revertWith("INVALID_TOKEN_INITIAL_SUPPLY");
-        if (c.finite && c.maxSupply <= 0) _revertWith("INVALID_TOKEN_MAX_SUPPLY");
-        if (c.finite && initialSupply > c.maxSupply) _revertWith("INVALID_TOKEN_INITIAL_SUPPLY");
-        if (c.freezeDefault && c.keyTypes & 4 == 0) _revertWith("TOKEN_HAS_NO_FREEZE_KEY");
+        // The call's own decoding has run already: a little more than CREATE_GAS in all, never less.
+        uint256 floor = gasleft() > CREATE_GAS ? gasleft() - CREATE_GAS : 0;
+        if (msg.value < _createFeeWeibar) {
+            _spendTo(floor);
+            return (INSUFFICIENT_TX_FEE, address(0));
+        }
+        if (c.symbol.length == 0) _revertWith("MISSING_TOKEN_SYMBOL", floor);
+        if (_accounts[c.treasury] == 0) _revertWith("INVALID_ACCOUNT_ID", floor);
+        if (c.name.length == 0) _revertWith("MISSING_TOKEN_NAME", floor);
+        if (c.autoRenewAccount != address(0) && _accounts[c.autoRenewAccount] == 0) _revertWith("INVALID_AUTORENEW_ACCOUNT", floor);
+        if (nft && c.keyTypes & 16 == 0) _revertWith("TOKEN_HAS_NO_SUPPLY_KEY", floor);
+        if (initialSupply < 0) _revertWith("INVALID_TOKEN_INITIAL_SUPPLY", floor);
+        if (c.finite && c.maxSupply <= 0) _revertWith("INVALID_TOKEN_MAX_SUPPLY", floor);
+        if (c.finite && initialSupply > c.maxSupply) _revertWith("INVALID_TOKEN_INITIAL_SUPPLY", floor);
+        if (c.freezeDefault && c.keyTypes & 4 == 0) _revertWith("TOKEN_HAS_NO_FREEZE_KEY", floor);
         uint256 num = _nextEntityNum;
         _nextEntityNum = num + 1;
+        _spendTo(floor);
         return (SUCCESS, address(uint160(num)));
     }
 
