@@ -153,14 +153,17 @@ export class LedgerReads {
    * that does not exist, as geth and the official relay answer, not the caller's bad input.
    */
   blockByNumber(n: number): Promise<MirrorBlock | null> {
-    return this.cache.final(`block:${n}`, async () => {
-      try {
-        return this.saw(await this.mirror.get<MirrorBlock>(`/api/v1/blocks/${n}`));
-      } catch (err) {
-        if (isGatewayError(err) && err.errorName === 'INVALID_PARAMS' && n > (await this.latestBlock()).number) return null;
-        throw err;
-      }
-    });
+    // Seen here even when another instance read it: a client served this block must not be told of an older head.
+    return this.cache
+      .finalRecord(`block:${n}`, async () => {
+        try {
+          return await this.mirror.get<MirrorBlock>(`/api/v1/blocks/${n}`);
+        } catch (err) {
+          if (isGatewayError(err) && err.errorName === 'INVALID_PARAMS' && n > (await this.latestBlock()).number) return null;
+          throw err;
+        }
+      })
+      .then(this.saw);
   }
 
   /**
@@ -174,22 +177,21 @@ export class LedgerReads {
   private newest?: MirrorBlock;
   private feeState?: FeeState;
 
-  private saw<T extends MirrorBlock | null>(block: T): T {
+  private readonly saw = <T extends MirrorBlock | null>(block: T): T => {
     if (block && (!this.newest || block.number > this.newest.number)) this.newest = block;
     return block;
-  }
+  };
 
   /** By 32-byte (Ethereum) hash; the mirror node matches it as a prefix of the 48-byte ledger hash. */
   blockByHash(hash32: string): Promise<MirrorBlock | null> {
-    return this.cache.final(`blockhash:${hash32}`, async () => {
-      const block = await this.mirror.get<MirrorBlock>(`/api/v1/blocks/${hash32}`);
-      if (block) this.cache.put(`block:${block.number}`, block);
+    return this.cache.finalRecord(`blockhash:${hash32}`, () => this.mirror.get<MirrorBlock>(`/api/v1/blocks/${hash32}`)).then((block) => {
+      if (block && !this.cache.has(`block:${block.number}`)) this.cache.put(`block:${block.number}`, block);
       return this.saw(block);
     });
   }
 
   earliestBlock(): Promise<MirrorBlock | null> {
-    return this.cache.final('block:earliest', async () => {
+    return this.cache.finalRecord('block:earliest', async () => {
       const body = await this.mirror.get<{ blocks: MirrorBlock[] }>('/api/v1/blocks?limit=1&order=asc');
       return body?.blocks?.[0] ?? null;
     });
