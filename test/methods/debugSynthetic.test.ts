@@ -18,6 +18,8 @@ describe('debug_trace* of a synthetic HTS transfer (through the gateway, on the 
   const clients: Client[] = [];
   let transferHash: string;
   let transferBlock: number;
+  /** A transfer to two recipients: two Transfer logs, one transaction. */
+  let splitLogs: Array<{ transaction_hash: string; block_number: number; topics: string[] }>;
 
   const traced = async (method: string, params: unknown[]) => {
     const { json } = await rpc(url, { jsonrpc: '2.0', id: 1, method, params });
@@ -39,25 +41,30 @@ describe('debug_trace* of a synthetic HTS transfer (through the gateway, on the 
     const network = t.gw.router.network(NETWORK)!;
     sandbox = await t.gw.local!.ledger(network);
     url = `${t.gw.url}/${NETWORK}/v1/${t.key}/rpc`;
-    const [sender, recipient] = sandbox.accounts;
+    const [sender, recipient, third] = sandbox.accounts;
     const senderClient = clientOf(sender);
     const created = await new TokenCreateTransaction().setTokenName('Synthetic').setTokenSymbol('SYN').setTreasuryAccountId(sender.accountId).setInitialSupply(1000).execute(senderClient);
     const tokenId = (await created.getReceipt(senderClient)).tokenId!;
-    const recipientClient = clientOf(recipient);
-    await (await new TokenAssociateTransaction().setAccountId(recipient.accountId).setTokenIds([tokenId]).execute(recipientClient)).getReceipt(recipientClient);
-    const transfer = await new TransferTransaction()
-      .addTokenTransfer(tokenId, sender.accountId, -100)
-      .addTokenTransfer(tokenId, recipient.accountId, 100)
-      .execute(senderClient);
-    const record = await transfer.getRecord(senderClient);
-    // The hash as the official suite finds it: the mirror node's logs at the transfer's consensus timestamp.
-    const timestamp = `${record.consensusTimestamp.seconds}.${String(record.consensusTimestamp.nanos).padStart(9, '0')}`;
-    const { logs } = await (await fetch(`${sandbox.mirrorUrl}/api/v1/contracts/results/logs?timestamp=${timestamp}`)).json();
-    expect(logs).to.have.length(1);
-    transferHash = logs[0].transaction_hash;
-    transferBlock = logs[0].block_number;
-    const { status } = await fetch(`${sandbox.mirrorUrl}/api/v1/contracts/results/${transferHash}`);
-    expect(status, 'a synthetic transaction has no contract result').to.equal(404);
+    for (const account of [recipient, third]) {
+      const client = clientOf(account);
+      await (await new TokenAssociateTransaction().setAccountId(account.accountId).setTokenIds([tokenId]).execute(client)).getReceipt(client);
+    }
+    /** The mirror node's logs of a transfer, found as the official suite finds them: by its consensus timestamp. */
+    const send = async (transfer: TransferTransaction) => {
+      const record = await (await transfer.execute(senderClient)).getRecord(senderClient);
+      const timestamp = `${record.consensusTimestamp.seconds}.${String(record.consensusTimestamp.nanos).padStart(9, '0')}`;
+      const { logs } = await (await fetch(`${sandbox.mirrorUrl}/api/v1/contracts/results/logs?timestamp=${timestamp}&order=asc`)).json();
+      const { status } = await fetch(`${sandbox.mirrorUrl}/api/v1/contracts/results/${logs[0].transaction_hash}`);
+      expect(status, 'a synthetic transaction has no contract result').to.equal(404);
+      return logs;
+    };
+    const [log] = await send(new TransferTransaction().addTokenTransfer(tokenId, sender.accountId, -100).addTokenTransfer(tokenId, recipient.accountId, 100));
+    transferHash = log.transaction_hash;
+    transferBlock = log.block_number;
+    splitLogs = await send(
+      new TransferTransaction().addTokenTransfer(tokenId, sender.accountId, -30).addTokenTransfer(tokenId, recipient.accountId, 10).addTokenTransfer(tokenId, third.accountId, 20),
+    );
+    expect(splitLogs.map((l) => `0x${l.topics[2].slice(-40)}`)).to.have.members([recipient.address, third.address]);
   });
 
   after(async () => {
@@ -101,5 +108,13 @@ describe('debug_trace* of a synthetic HTS transfer (through the gateway, on the 
     expect(await traced('debug_traceBlockByHash', [block.hash, { tracer: 'callTracer' }])).to.deep.equal(byNumber);
     const prestate = await traced('debug_traceBlockByHash', [block.hash, { tracer: 'prestateTracer' }]);
     expect(prestate.find((trace: { txHash: string }) => trace.txHash === transferHash).result).to.deep.equal({});
+  });
+
+  it('a transfer with two Transfer logs traces from its first, in a block trace as on its own', async () => {
+    const [{ transaction_hash: hash, block_number: number, topics }] = splitLogs;
+    const own = await traced('debug_traceTransaction', [hash, { tracer: 'callTracer' }]);
+    expect(own).to.deep.equal({ ...transferFrame(), to: `0x${topics[2].slice(-40)}` });
+    const inBlock = await traced('debug_traceBlockByNumber', [`0x${number.toString(16)}`, { tracer: 'callTracer' }]);
+    expect(inBlock.find((trace: { txHash: string }) => trace.txHash === hash).result).to.deep.equal(own);
   });
 });
