@@ -99,8 +99,8 @@ function formatAccessList(list: ContractResult['access_list']) {
   return (Array.isArray(list) ? list : []).map((e) => ({ address: fixedBytes(e.address, 20), storageKeys: (e.storage_keys ?? []).map((k) => k.toLowerCase()) }));
 }
 
-/** Gas the official relay gives a synthetic transaction (its default transaction gas). */
-const SYNTHETIC_GAS = '0x61a80';
+/** Gas the official relay gives a synthetic transaction (its default transaction gas), and its trace's top frame. */
+export const SYNTHETIC_GAS = '0x61a80';
 /** The official relay's gas price of a synthetic transaction: the INVALID opcode, a marker rather than a price. */
 const SYNTHETIC_GAS_PRICE = '0xfe';
 

@@ -263,11 +263,6 @@ export class LedgerReads {
     return blockTxs(executedResults(await rows), txLogs).find((tx) => tx.hash === hash32);
   }
 
-  /** The contract results of a block, in order. */
-  async blockResults(block: MirrorBlock): Promise<ContractResult[]> {
-    return (await this.blockContents(block)).txs.flatMap((tx) => (tx.result ? [tx.result] : []));
-  }
-
   /** A transaction by Ethereum hash; kept once it has a block, because then it never changes. */
   async contractResult(hash: string): Promise<ContractResult | null> {
     const key = `result:${hash}`;
