@@ -4,7 +4,7 @@
  * state (balance, nonce) never, because a client sending transactions back to back needs the current nonce.
  */
 import { GatewayError, isGatewayError } from '../errors.js';
-import { assembleBlock, blockTxs, type BlockContents, type BlockTx } from './blocks.js';
+import { assembleBlock, blockTxs, isSyntheticResult, type BlockContents, type BlockTx } from './blocks.js';
 import type { ReadCache } from './cache.js';
 import { toHash32, WEIBAR_PER_TINYBAR } from './convert.js';
 import type { MirrorClient } from './mirror.js';
@@ -20,11 +20,14 @@ export const MAX_PAGES = 50;
 const NOT_EXECUTED = new Set(['WRONG_NONCE', 'INVALID_ACCOUNT_ID']);
 const MONEY_HEX_FIELDS = ['gas_price', 'max_fee_per_gas', 'max_priority_fee_per_gas'] as const;
 
-/** A block's listed contract results without those that never executed, each hash once. */
-function executedResults(rows: ContractResult[]): ContractResult[] {
+/**
+ * A block's listed contract results without those that never executed, each hash once. Synthetic rows are left out
+ * too: their transactions come from their logs, in the shape the official relay gives them.
+ */
+export function executedResults(rows: ContractResult[]): ContractResult[] {
   const seen = new Set<string>();
   return rows.filter((r) => {
-    if (NOT_EXECUTED.has(r.result) || seen.has(r.hash)) return false;
+    if (NOT_EXECUTED.has(r.result) || isSyntheticResult(r) || seen.has(r.hash)) return false;
     seen.add(r.hash);
     return true;
   });
@@ -263,11 +266,14 @@ export class LedgerReads {
     return blockTxs(executedResults(await rows), txLogs).find((tx) => tx.hash === hash32);
   }
 
-  /** A transaction by Ethereum hash; kept once it has a block, because then it never changes. */
+  /**
+   * A transaction by Ethereum hash; kept once it has a block, because then it never changes. Null for a synthetic
+   * row (hiero-mirror-node PR #14305 answers the single lookup with one), which its logs describe instead.
+   */
   async contractResult(hash: string): Promise<ContractResult | null> {
     const key = `result:${hash}`;
     const result = await this.cache.fresh(key, 0, () => this.contractResultsGet<ContractResult>(`/api/v1/contracts/results/${hash}`));
-    if (!result || result.block_number === null || NOT_EXECUTED.has(result.result)) return null;
+    if (!result || result.block_number === null || NOT_EXECUTED.has(result.result) || isSyntheticResult(result)) return null;
     this.cache.put(key, result);
     return result;
   }
