@@ -37,6 +37,8 @@ async function answers(mode: SyntheticMode) {
       byIndex: await ask('eth_getTransactionByBlockNumberAndIndex', [busy, '0x2']),
       logs: await ask('eth_getLogs', [{ fromBlock: busy, toBlock: busy }]),
       rawReceipts: await ask('debug_getRawReceipts', [busy]),
+      traced: await ask('debug_traceTransaction', [SYNTHETIC_HASH, { tracer: 'callTracer' }]),
+      tracedBlock: await ask('debug_traceBlockByNumber', [busy, { tracer: 'callTracer' }]),
       // At an older block, the payer's count comes from its newest contract result then.
       nonce: await ask('eth_getTransactionCount', [PAYER, '0x12']),
     };
@@ -76,6 +78,8 @@ describe('ledger relay on HTS transfers the mirror node lists as synthetic contr
     expect(logOnly.count.result).to.equal('0x4');
     expect(logOnly.byHash.result).to.include({ hash: SYNTHETIC_HASH, transactionIndex: '0x2' });
     expect(logOnly.receipt.result).to.include({ transactionHash: SYNTHETIC_HASH, from: '0x0000000000000000000000000000000000000000' });
+    expect(logOnly.traced.result).to.include({ type: 'CALL', gas: '0x61a80', gasUsed: '0x0' });
+    expect(logOnly.tracedBlock.result.map((t: any) => t.txHash)).to.deep.equal(hashes);
     expect(logOnly.nonce.result).to.equal(`0x${(RESULTS[0].nonce + 1).toString(16)}`);
   });
 
