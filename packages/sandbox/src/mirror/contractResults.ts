@@ -108,7 +108,8 @@ export function contractResultRoutes(view: LedgerView, records: EthRecords): Rou
       (txIndex === undefined || records.evmTransactionIndex(tx) === Number(txIndex)) &&
       timeMatches(byTime(tx));
     if (contractId !== undefined || sender !== undefined) {
-      // A synthetic row is filed under no contract here (until v0.164) and sent by its payer.
+      // A synthetic row is filed under no contract here (until v0.164). How v0.160's synthetic query reads `from` was
+      // not checked against its source: the filter matches the payer, the sender the row shows.
       const parties = (tx: LedgerTransaction) => (tx.ethHash ? records.record(tx) : { contractId: null, from: syntheticSender(view, tx) });
       const built = await Promise.all(txs.filter(keep).map(async (tx) => ({ tx, ...(await parties(tx)) })));
       const accepted = new Set(
