@@ -81,18 +81,28 @@ function finalCall(call: RpcCall, reads: LedgerReads): Promise<Final | undefined
 /**
  * Answers `call` from its kept text, or through `answer` (whose non-null result is then kept). A call with a head tag
  * is answered as the call naming the head's number, so the text kept matches its key even if the head moves meanwhile.
+ * Not an async function: a call whose final form needs no head (a block by number, a hash) and whose text is kept is
+ * answered without a turn of its own, as most of a warm production mix is.
  */
-export async function finalAnswer(call: RpcCall, reads: LedgerReads, answer: (call: RpcCall) => Promise<RpcOutcome>): Promise<RpcOutcome> {
-  let final: Final | undefined;
+export function finalAnswer(call: RpcCall, reads: LedgerReads, answer: (call: RpcCall) => Promise<RpcOutcome>): Promise<RpcOutcome> {
+  let final: Promise<Final | undefined> | Final | undefined;
   try {
-    final = await finalCall(call, reads);
+    final = finalCall(call, reads);
   } catch {
-    // No head to resolve a tag against: the method itself reports why.
+    final = undefined;
   }
+  // No head to resolve a tag against: the method itself reports why.
+  if (final instanceof Promise) return final.catch(() => undefined).then((f) => answerFinal(call, f, reads, answer));
+  return answerFinal(call, final, reads, answer);
+}
+
+function answerFinal(call: RpcCall, final: Final | undefined, reads: LedgerReads, answer: (call: RpcCall) => Promise<RpcOutcome>): Promise<RpcOutcome> {
   if (!final) return answer(call);
   const kept = reads.cache.peekText(final.key);
-  if (kept) return { result: kept };
-  const { key, call: asked } = final;
+  return kept ? Promise.resolve({ result: kept }) : loadFinal(final, reads, answer);
+}
+
+async function loadFinal({ key, call: asked }: Final, reads: LedgerReads, answer: (call: RpcCall) => Promise<RpcOutcome>): Promise<RpcOutcome> {
   let own: RpcOutcome | undefined;
   const loaded = await reads.cache.finalText(key, async () => {
     own = await answer(asked);
