@@ -80,7 +80,8 @@ export function blockTxs(results: ContractResult[], logs: MirrorLog[]): BlockTx[
   }
   txs.sort((a, b) => a.index - b.index);
   let cumulative = 0n;
-  return txs.map((tx) => ({ ...tx, cumulativeGasUsed: (cumulative += tx.gasUsed) }));
+  // Added to each (made above, held by nothing else) rather than spread into a copy: a runtime call on this Node.
+  return txs.map((tx) => Object.assign(tx, { cumulativeGasUsed: (cumulative += tx.gasUsed) }));
 }
 
 /** A contract result on its own, for when its block's listing does not have it (the mirror node is catching up). */
