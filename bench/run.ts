@@ -144,13 +144,16 @@ const ledgerChains = (mirrorUrl: string): ConfigInput['chains'] => ({
 });
 
 
-/** The official relay's production mix, spread over many blocks, as a shuffled list every connection cycles through. */
-function relayMix(size = 2_000): string[] {
+/**
+ * The official relay's production mix, spread over many blocks, as a shuffled list every connection cycles through;
+ * `below` moves its blocks that much further below the head (the same calls on blocks another mix did not read).
+ */
+function relayMix(size = 2_000, below = 0): string[] {
   const bodies: string[] = [];
   const hexN = (n: number) => `0x${n.toString(16)}`;
   let seed = 42;
   const rand = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
-  const someBlock = () => LATEST_BLOCK - 1 - Math.floor(rand() * 5_000);
+  const someBlock = () => LATEST_BLOCK - 1 - below - Math.floor(rand() * 5_000);
   for (let i = 0; i < size; i++) {
     const r = rand() * 100;
     if (r < 69) bodies.push(call('eth_getBlockByNumber', [rand() < 0.1 ? 'latest' : hexN(someBlock()), rand() < 0.5], i));
@@ -469,6 +472,13 @@ async function main() {
       relayCacheMb: mb(await metric(gw.info.metricsUrl!, 'gateway_relay_cache_bytes')),
     });
     const mixPart = await part(peakRss);
+    // The cold cache on a process whose code is compiled: the mix on 5,000 blocks it has not read. The cold run above
+    // is also a fresh process's first seconds, where compiling the relay's code costs about as much as its reads (the
+    // gateway's background threads, compiler and GC, took about 50 us a request there against 13 us here); a live
+    // network's new blocks reach a process that has been serving for a while.
+    const newBlocksStart = await mirrorRequests(mirror.info.url);
+    const { figures: newBlocks, cpuMs: newBlocksCpuMs } = await loadWithCpu(url, relayMix(2_000, 5_000), headers, { gateway: gw.pid });
+    const newBlocksPerRequest = ((await mirrorRequests(mirror.info.url)) - newBlocksStart) / newBlocks.total;
     // Caches full: the read cache filled to its bound, then the mix once more.
     const cacheBound = loadConfig({ env: {} }).relay.cacheBytes;
     let fullPeakRss = rssOf(gw.pid);
@@ -481,7 +491,7 @@ async function main() {
     const totalOf = (runs: Figures[]) => runs.reduce((sum, f) => sum + f.total, 0);
     const coldPerRequest = (warmStart - before) / cold.total;
     const warmPerRequest = (warmEnd - warmStart) / totalOf(warmRuns);
-    results.relay = { cold, warm, mirrorPerRequestCold: coldPerRequest, mirrorPerRequestWarm: warmPerRequest };
+    results.relay = { cold, warm, coldCompiled: newBlocks, mirrorPerRequestCold: coldPerRequest, mirrorPerRequestWarm: warmPerRequest, mirrorPerRequestColdCompiled: newBlocksPerRequest };
     if (official) {
       const baseline = medians(officialRuns);
       const officialPerRequest = (officialEnd - officialStart) / totalOf(officialRuns);
@@ -489,8 +499,9 @@ async function main() {
       row('relay mix: official relay (baseline)', baseline, `${fmt(officialPerRequest, 3)} mirror requests per relay request, ${mb(officialPeakRss)} MB peak RSS`);
       row('relay mix: cold cache', cold, `${against(cold)}; ${fmt(coldPerRequest, 2)} mirror requests per relay request`);
       row('relay mix: warm', warm, `${against(warm)}; ${fmt(warmPerRequest, 3)} mirror requests per relay request`);
+      row('relay mix: cold cache, compiled', newBlocks, `${against(newBlocks)}; ${fmt(newBlocksPerRequest, 2)} mirror requests per relay request`);
       const usPer = (ms: number, runs: Figures[]) => (ms * 1000) / totalOf(runs);
-      const cpu = { gateway: usPer(cpuMs.gateway, warmRuns), official: usPer(cpuMs.official, officialRuns), load: usPer(cpuMs.gatewayLoad, warmRuns), gatewayCold: usPer(coldCpuMs.gateway, [cold]) };
+      const cpu = { gateway: usPer(cpuMs.gateway, warmRuns), official: usPer(cpuMs.official, officialRuns), load: usPer(cpuMs.gatewayLoad, warmRuns), gatewayCold: usPer(coldCpuMs.gateway, [cold]), gatewayColdCompiled: usPer(newBlocksCpuMs.gateway, [newBlocks]) };
       // What 15x the official relay's throughput asks of 2 cores: the load generator keeps its share, the gateway
       // (one thread) gets the rest, one core at most.
       const target = 15 * baseline.rps;
@@ -501,6 +512,7 @@ async function main() {
       );
       // The official relay's CPU is its warm figure (it runs the mix before it is measured), which flatters it cold.
       console.log(`relay CPU per request (cold mix): gateway ${fmt(cpu.gatewayCold)} us (${fmt(cpu.official / cpu.gatewayCold, 1)}x less than the official relay's warm figure)`);
+      console.log(`relay CPU per request (cold cache, compiled): gateway ${fmt(cpu.gatewayColdCompiled)} us (${fmt(cpu.official / cpu.gatewayColdCompiled, 1)}x less)`);
       results.relay = {
         ...(results.relay as object),
         cpuUsPerRequest: cpu,
@@ -519,6 +531,7 @@ async function main() {
       rows.push(['relay mix: official relay', 'absent', '', '', `not built at ${lookedIn} (set OFFICIAL_RELAY_DIR); ${instead}`]);
       row('relay mix: cold cache', cold, `${against(cold)}${fmt(coldPerRequest, 2)} mirror requests per relay request`);
       row('relay mix: warm', warm, `${against(warm)}${fmt(warmPerRequest, 3)} mirror requests per relay request`);
+      row('relay mix: cold cache, compiled', newBlocks, `${against(newBlocks)}${fmt(newBlocksPerRequest, 2)} mirror requests per relay request`);
     }
     results.memory = {
       idle: { rssMb: mb(idle.rss), heapUsedMb: mb(idle.heap), heapTotalMb: mb(idle.heapTotal), keyStoreHeapMb: mb1(gw.info.keyStoreHeapBytes ?? 0) },

@@ -286,8 +286,9 @@ export class Edge {
       network: route?.network?.id,
       status: res.statusCode,
       ms: Math.round(seconds * 1e6) / 1e3,
-      ...fields,
-    };
+    } as Record<string, unknown>;
+    // Copied member by member: a literal ending in `...fields` is a runtime call on this Node (V8 11.3).
+    for (const name in fields) line[name] = fields[name];
     if (ctx.quiet) this.opts.logger.debug(line, 'request');
     else logRequest(this.opts.logger, line);
   }

@@ -4,6 +4,7 @@
  * ECDSA alias) and the contract's EVM address. Each long-zero address is looked up once through the entity's
  * `evm_address` and kept: an entity's EVM address never changes.
  */
+import { ZERO_ADDRESS } from './convert.js';
 import type { LedgerReads } from './reads.js';
 
 /** `0x` + 12 zero bytes + an 8-byte entity number: shard and realm 0, the only ones the ledger's EVM addresses use. */
@@ -42,10 +43,13 @@ export interface Parties {
   to: string | null;
 }
 
-/** The sender's and recipient's EVM addresses of a contract result (the recipient before any creation rule). */
-export async function partiesOf(reads: LedgerReads, r: { from: string; to: string | null; address: string | null }): Promise<Parties> {
+/**
+ * The sender's and recipient's EVM addresses of a contract result (the recipient before any creation rule). Only a
+ * synthetic row, which callers leave out, has no sender; it would be shown from the zero address.
+ */
+export async function partiesOf(reads: LedgerReads, r: { from: string | null; to: string | null; address: string | null }): Promise<Parties> {
   const [from, to] = await Promise.all([evmAddressOf(reads, r.from, SENDER), evmAddressOf(reads, r.to ?? r.address, RECIPIENT)]);
-  return { from: from ?? r.from.toLowerCase(), to: to ?? null };
+  return { from: from ?? ZERO_ADDRESS, to: to ?? null };
 }
 
 /** The long-zero address of entity `0.0.N` (or `N`). */

@@ -26,6 +26,18 @@ export interface BlockContents {
   receiptsRoot: string;
 }
 
+/**
+ * Whether a listed contract result is the mirror node's stand-in for an HTS transfer made through HAPI rather than
+ * something the EVM ran. hiero-mirror-node PR #13503 (issue #12883; shipped from v0.158, disabled in v0.157 by PR
+ * #13765) merges into /contracts/results one row per transaction of synthetic logs (rest/service/contractService.js),
+ * with nothing an execution has: `gas_limit` 0, `gas_used` null, no signature, `from` null before PR #13774 (issue
+ * #13766) and the payer after. No EVM execution has a gas limit of 0: the ledger refuses one below the intrinsic gas
+ * before consensus. Such a transaction is built from its logs, as when the mirror node listed only those.
+ */
+export function isSyntheticResult(r: ContractResult): boolean {
+  return !r.gas_limit && !r.gas_used;
+}
+
 /** What a transaction's receipt commits to, in the receipts trie and in debug_getRawReceipts. */
 export function trieReceipt(tx: BlockTx): TrieReceipt {
   const r = tx.result;
@@ -68,7 +80,8 @@ export function blockTxs(results: ContractResult[], logs: MirrorLog[]): BlockTx[
   }
   txs.sort((a, b) => a.index - b.index);
   let cumulative = 0n;
-  return txs.map((tx) => ({ ...tx, cumulativeGasUsed: (cumulative += tx.gasUsed) }));
+  // Added to each (made above, held by nothing else) rather than spread into a copy: a runtime call on this Node.
+  return txs.map((tx) => Object.assign(tx, { cumulativeGasUsed: (cumulative += tx.gasUsed) }));
 }
 
 /** A contract result on its own, for when its block's listing does not have it (the mirror node is catching up). */

@@ -61,6 +61,22 @@ export class ReadCache {
     return this.through(key, load, (v) => (v === null || v === undefined ? undefined : 0));
   }
 
+  /**
+   * A final record that every instance's answers are built from (a block): on Redis it is shared as JSON text, so that
+   * N instances reading the same block ahead of an answer make one mirror request, not N.
+   */
+  finalRecord<T>(key: string, load: () => Promise<T | null>): Promise<T | null> {
+    const shared = this.shared;
+    if (!shared) return this.final(key, load);
+    return this.final(key, async () => {
+      const text = await shared.text(key, async () => {
+        const value = await load();
+        return value === null || value === undefined ? null : JSON.stringify(value);
+      });
+      return text === null ? null : (JSON.parse(text) as T);
+    });
+  }
+
   /** The JSON text of a final answer, kept while `load` gives text (null, not found yet, is not kept). */
   finalText(key: string, load: () => Promise<string | null>): Promise<RawJson | null> {
     return this.final<RawJson | null>(key, async () => {

@@ -29,8 +29,10 @@ interface Final {
 
 const headNumber = async (reads: LedgerReads) => (await reads.latestBlock()).number;
 const keyOf = (call: RpcCall) => `answer:${call.method}:${JSON.stringify(call.params)}`;
+// Members written out: `{ ...call, params }` is a runtime call on this Node (V8 11.3), about 2 us.
 const withParam = (call: RpcCall, params: unknown[], at: number, value: unknown): RpcCall => ({
-  ...call,
+  id: call.id,
+  method: call.method,
   params: params.map((p, i) => (i === at ? value : p)),
 });
 
@@ -54,6 +56,8 @@ function finalLogs(call: RpcCall, params: unknown[], reads: LedgerReads): Promis
     const to = isHead(toBlock) ? n : Number.parseInt(toBlock as string, 16);
     // A range starting past its end answers [] while it is also past the head, and an error once the head reaches it.
     if (to > n || from > to) return undefined;
+    // Blocks given by number (the common case) need no copy of the filter.
+    if (!isHead(fromBlock) && !isHead(toBlock)) return { call, key: keyOf(call) };
     const hex = `0x${n.toString(16)}`;
     const resolved = { ...filter, fromBlock: isHead(fromBlock) ? hex : fromBlock, toBlock: isHead(toBlock) ? hex : toBlock };
     const final = withParam(call, params, 0, resolved);
@@ -77,18 +81,28 @@ function finalCall(call: RpcCall, reads: LedgerReads): Promise<Final | undefined
 /**
  * Answers `call` from its kept text, or through `answer` (whose non-null result is then kept). A call with a head tag
  * is answered as the call naming the head's number, so the text kept matches its key even if the head moves meanwhile.
+ * Not an async function: a call whose final form needs no head (a block by number, a hash) and whose text is kept is
+ * answered without a turn of its own, as most of a warm production mix is.
  */
-export async function finalAnswer(call: RpcCall, reads: LedgerReads, answer: (call: RpcCall) => Promise<RpcOutcome>): Promise<RpcOutcome> {
-  let final: Final | undefined;
+export function finalAnswer(call: RpcCall, reads: LedgerReads, answer: (call: RpcCall) => Promise<RpcOutcome>): Promise<RpcOutcome> {
+  let final: Promise<Final | undefined> | Final | undefined;
   try {
-    final = await finalCall(call, reads);
+    final = finalCall(call, reads);
   } catch {
-    // No head to resolve a tag against: the method itself reports why.
+    final = undefined;
   }
+  // No head to resolve a tag against: the method itself reports why.
+  if (final instanceof Promise) return final.catch(() => undefined).then((f) => answerFinal(call, f, reads, answer));
+  return answerFinal(call, final, reads, answer);
+}
+
+function answerFinal(call: RpcCall, final: Final | undefined, reads: LedgerReads, answer: (call: RpcCall) => Promise<RpcOutcome>): Promise<RpcOutcome> {
   if (!final) return answer(call);
   const kept = reads.cache.peekText(final.key);
-  if (kept) return { result: kept };
-  const { key, call: asked } = final;
+  return kept ? Promise.resolve({ result: kept }) : loadFinal(final, reads, answer);
+}
+
+async function loadFinal({ key, call: asked }: Final, reads: LedgerReads, answer: (call: RpcCall) => Promise<RpcOutcome>): Promise<RpcOutcome> {
   let own: RpcOutcome | undefined;
   const loaded = await reads.cache.finalText(key, async () => {
     own = await answer(asked);

@@ -84,11 +84,13 @@ export function formatTransaction(r: ContractResult, parties: Parties, block: Bl
     s: hexFieldToQuantity(r.s),
   };
   const v = toQuantity(r.v ?? 0);
-  if (type === 0) return { ...base, v, ...(r.chain_id && r.chain_id !== '0x' ? { chainId: hexFieldToQuantity(r.chain_id) } : {}) };
+  // The members are added to `base` rather than spread into new literals: `{ ...base, v }` is a runtime call on this
+  // Node (V8 11.3), and the three copies took about 6 us a transaction, once for every transaction of a block not cached.
+  if (type === 0) return Object.assign(base, { v, ...(r.chain_id && r.chain_id !== '0x' ? { chainId: hexFieldToQuantity(r.chain_id) } : {}) });
   const chainId = r.chain_id && r.chain_id !== '0x' ? hexFieldToQuantity(r.chain_id) : toQuantity(opts.chainId);
-  const typed = { ...base, chainId, accessList: formatAccessList(r.access_list), v, yParity: v };
+  const typed = Object.assign(base, { chainId, accessList: formatAccessList(r.access_list), v, yParity: v });
   if (type === 1) return typed;
-  return { ...typed, maxFeePerGas: weibar(r.max_fee_per_gas, gasPrice), maxPriorityFeePerGas: weibar(r.max_priority_fee_per_gas, '0x0') };
+  return Object.assign(typed, { maxFeePerGas: weibar(r.max_fee_per_gas, gasPrice), maxPriorityFeePerGas: weibar(r.max_priority_fee_per_gas, '0x0') });
 }
 
 /**
@@ -99,8 +101,8 @@ function formatAccessList(list: ContractResult['access_list']) {
   return (Array.isArray(list) ? list : []).map((e) => ({ address: fixedBytes(e.address, 20), storageKeys: (e.storage_keys ?? []).map((k) => k.toLowerCase()) }));
 }
 
-/** Gas the official relay gives a synthetic transaction (its default transaction gas). */
-const SYNTHETIC_GAS = '0x61a80';
+/** Gas the official relay gives a synthetic transaction (its default transaction gas), and its trace's top frame. */
+export const SYNTHETIC_GAS = '0x61a80';
 /** The official relay's gas price of a synthetic transaction: the INVALID opcode, a marker rather than a price. */
 const SYNTHETIC_GAS_PRICE = '0xfe';
 
@@ -133,8 +135,9 @@ export function formatSyntheticTransaction(tx: BlockTx, block: BlockContext, cha
     v: '0x0',
     value: '0x0',
   };
-  if (shape !== 'by-index') return { ...base, type: '0x0' };
-  return { ...base, type: '0x2', yParity: '0x0', accessList: [], maxPriorityFeePerGas: '0x0', maxFeePerGas: '0x0' };
+  // Added to `base`, not spread into a new literal (a runtime call on this Node; see formatTransaction).
+  if (shape !== 'by-index') return Object.assign(base, { type: '0x0' });
+  return Object.assign(base, { type: '0x2', yParity: '0x0', accessList: [], maxPriorityFeePerGas: '0x0', maxFeePerGas: '0x0' });
 }
 
 /** A block transaction as Ethereum shows it; `parties` is only read for a contract result. */

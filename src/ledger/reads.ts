@@ -4,7 +4,7 @@
  * state (balance, nonce) never, because a client sending transactions back to back needs the current nonce.
  */
 import { GatewayError, isGatewayError } from '../errors.js';
-import { assembleBlock, blockTxs, type BlockContents, type BlockTx } from './blocks.js';
+import { assembleBlock, blockTxs, isSyntheticResult, type BlockContents, type BlockTx } from './blocks.js';
 import type { ReadCache } from './cache.js';
 import { toHash32, WEIBAR_PER_TINYBAR } from './convert.js';
 import type { MirrorClient } from './mirror.js';
@@ -20,11 +20,14 @@ export const MAX_PAGES = 50;
 const NOT_EXECUTED = new Set(['WRONG_NONCE', 'INVALID_ACCOUNT_ID']);
 const MONEY_HEX_FIELDS = ['gas_price', 'max_fee_per_gas', 'max_priority_fee_per_gas'] as const;
 
-/** A block's listed contract results without those that never executed, each hash once. */
-function executedResults(rows: ContractResult[]): ContractResult[] {
+/**
+ * A block's listed contract results without those that never executed, each hash once. Synthetic rows are left out
+ * too: their transactions come from their logs, in the shape the official relay gives them.
+ */
+export function executedResults(rows: ContractResult[]): ContractResult[] {
   const seen = new Set<string>();
   return rows.filter((r) => {
-    if (NOT_EXECUTED.has(r.result) || seen.has(r.hash)) return false;
+    if (NOT_EXECUTED.has(r.result) || isSyntheticResult(r) || seen.has(r.hash)) return false;
     seen.add(r.hash);
     return true;
   });
@@ -153,14 +156,17 @@ export class LedgerReads {
    * that does not exist, as geth and the official relay answer, not the caller's bad input.
    */
   blockByNumber(n: number): Promise<MirrorBlock | null> {
-    return this.cache.final(`block:${n}`, async () => {
-      try {
-        return this.saw(await this.mirror.get<MirrorBlock>(`/api/v1/blocks/${n}`));
-      } catch (err) {
-        if (isGatewayError(err) && err.errorName === 'INVALID_PARAMS' && n > (await this.latestBlock()).number) return null;
-        throw err;
-      }
-    });
+    // Seen here even when another instance read it: a client served this block must not be told of an older head.
+    return this.cache
+      .finalRecord(`block:${n}`, async () => {
+        try {
+          return await this.mirror.get<MirrorBlock>(`/api/v1/blocks/${n}`);
+        } catch (err) {
+          if (isGatewayError(err) && err.errorName === 'INVALID_PARAMS' && n > (await this.latestBlock()).number) return null;
+          throw err;
+        }
+      })
+      .then(this.saw);
   }
 
   /**
@@ -174,22 +180,21 @@ export class LedgerReads {
   private newest?: MirrorBlock;
   private feeState?: FeeState;
 
-  private saw<T extends MirrorBlock | null>(block: T): T {
+  private readonly saw = <T extends MirrorBlock | null>(block: T): T => {
     if (block && (!this.newest || block.number > this.newest.number)) this.newest = block;
     return block;
-  }
+  };
 
   /** By 32-byte (Ethereum) hash; the mirror node matches it as a prefix of the 48-byte ledger hash. */
   blockByHash(hash32: string): Promise<MirrorBlock | null> {
-    return this.cache.final(`blockhash:${hash32}`, async () => {
-      const block = await this.mirror.get<MirrorBlock>(`/api/v1/blocks/${hash32}`);
-      if (block) this.cache.put(`block:${block.number}`, block);
+    return this.cache.finalRecord(`blockhash:${hash32}`, () => this.mirror.get<MirrorBlock>(`/api/v1/blocks/${hash32}`)).then((block) => {
+      if (block && !this.cache.has(`block:${block.number}`)) this.cache.put(`block:${block.number}`, block);
       return this.saw(block);
     });
   }
 
   earliestBlock(): Promise<MirrorBlock | null> {
-    return this.cache.final('block:earliest', async () => {
+    return this.cache.finalRecord('block:earliest', async () => {
       const body = await this.mirror.get<{ blocks: MirrorBlock[] }>('/api/v1/blocks?limit=1&order=asc');
       return body?.blocks?.[0] ?? null;
     });
@@ -261,16 +266,14 @@ export class LedgerReads {
     return blockTxs(executedResults(await rows), txLogs).find((tx) => tx.hash === hash32);
   }
 
-  /** The contract results of a block, in order. */
-  async blockResults(block: MirrorBlock): Promise<ContractResult[]> {
-    return (await this.blockContents(block)).txs.flatMap((tx) => (tx.result ? [tx.result] : []));
-  }
-
-  /** A transaction by Ethereum hash; kept once it has a block, because then it never changes. */
+  /**
+   * A transaction by Ethereum hash; kept once it has a block, because then it never changes. Null for a synthetic
+   * row (hiero-mirror-node PR #14305 answers the single lookup with one), which its logs describe instead.
+   */
   async contractResult(hash: string): Promise<ContractResult | null> {
     const key = `result:${hash}`;
     const result = await this.cache.fresh(key, 0, () => this.contractResultsGet<ContractResult>(`/api/v1/contracts/results/${hash}`));
-    if (!result || result.block_number === null || NOT_EXECUTED.has(result.result)) return null;
+    if (!result || result.block_number === null || NOT_EXECUTED.has(result.result) || isSyntheticResult(result)) return null;
     this.cache.put(key, result);
     return result;
   }

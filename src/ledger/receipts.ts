@@ -3,9 +3,8 @@
  * their type byte in front) under the key rlp(transaction index); the block's `receiptsRoot` is the trie's root.
  * Also the logs bloom of a list of logs, for receipts the mirror node keeps no bloom for.
  */
-import { keccak256 } from 'ethers/crypto';
-import { getBytes } from 'ethers/utils';
 import { EMPTY_BLOOM } from './convert.js';
+import { keccakBytes } from './keccak.js';
 import { hexBytes, rlpBytes, rlpList, uintBytes } from './rlp.js';
 import { indexKey, trieRoot } from './trie.js';
 
@@ -60,7 +59,7 @@ export function logsBloom(logs: TrieLog[]): string {
   const bloom = new Uint8Array(256);
   for (const log of logs) {
     for (const item of [log.address, ...log.topics]) {
-      const hash = getBytes(keccak256(item));
+      const hash = keccakBytes(hexBytes(item));
       for (let i = 0; i < 6; i += 2) {
         const bit = ((hash[i] << 8) | hash[i + 1]) & 0x7ff;
         bloom[255 - (bit >> 3)] |= 1 << (bit & 7);

@@ -46,7 +46,8 @@ export interface ContractResult {
   contract_id: string | null;
   created_contract_ids: string[] | null;
   error_message: string | null;
-  from: string;
+  /** The sender's long-zero address; null on the synthetic rows of v0.157's release candidates (blocks.ts). */
+  from: string | null;
   function_parameters: string | null;
   gas_limit: number;
   gas_price: string | null;

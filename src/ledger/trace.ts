@@ -7,9 +7,10 @@
  * addresses they sent to, so each is resolved once through the entity's `evm_address` and kept (it never changes).
  */
 import { AbiCoder } from 'ethers/abi';
-import { SENDER, evmAddressOf } from './addresses.js';
+import { RECIPIENT, SENDER, evmAddressOf } from './addresses.js';
 import { tinybarToWeibar, toQuantity } from './convert.js';
-import type { ContractResult, LedgerReads } from './reads.js';
+import { SYNTHETIC_GAS } from './format.js';
+import type { ContractResult, LedgerReads, MirrorLog } from './reads.js';
 
 /** One row of `/contracts/results/{hash}/actions`, as the mirror node's OpenAPI document defines it. */
 export interface ContractAction {
@@ -216,6 +217,23 @@ export async function callTrace(reads: LedgerReads, result: ContractResult, opts
   const frames = await Promise.all(actions.map((a) => (a.call_depth < 1 ? Promise.resolve(top) : childFrame(reads, a))));
   nest(frames, actions, top);
   return { ...top, calls: top.calls ?? [] };
+}
+
+/**
+ * The `callTracer` frame of a synthetic transaction (an HTS token transfer, logs without a contract result), which
+ * never ran in the EVM: one CALL with no value, input, output or gas used, as the official relay answers it. A
+ * Transfer log names the sender and recipient in its second and third topics; a log without them, the token alone.
+ */
+export async function syntheticCallTrace(reads: LedgerReads, log: MirrorLog): Promise<CallFrame> {
+  const [sender, recipient] = log.topics.length >= 3 ? [topicAddress(log.topics[1]), topicAddress(log.topics[2])] : [log.address, log.address];
+  // A topic carries an account's alias if it has one, else its long-zero address, which is resolved like any other.
+  const [from, to] = await Promise.all([evmAddressOf(reads, sender, SENDER), evmAddressOf(reads, recipient, RECIPIENT)]);
+  return { type: 'CALL', from: from ?? sender, to: to ?? recipient, gas: SYNTHETIC_GAS, gasUsed: '0x0', value: '0x0', input: '0x', output: '0x', calls: [] };
+}
+
+/** The address in an indexed topic: its last 20 bytes. */
+function topicAddress(topic: string): string {
+  return `0x${topic.slice(-40).toLowerCase()}`;
 }
 
 /**

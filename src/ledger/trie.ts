@@ -3,7 +3,7 @@
  * Ethereum block commits to its transactions and receipts. Nodes are encoded bottom-up straight to RLP bytes; a node
  * whose encoding is shorter than 32 bytes is embedded in its parent, any other is referenced by its keccak hash.
  */
-import { keccak256 } from 'ethers/crypto';
+import { keccakBytes, keccakHex } from './keccak.js';
 import { rlpBytes, rlpList, uintBytes } from './rlp.js';
 
 interface Entry {
@@ -36,7 +36,7 @@ function hexPrefix(nibbles: Uint8Array, leaf: boolean): Uint8Array {
 
 /** How a child appears inside its parent: embedded when its encoding is short, else by hash. */
 function reference(encoded: Uint8Array): Uint8Array {
-  return encoded.length < 32 ? encoded : rlpBytes(Buffer.from(keccak256(encoded).slice(2), 'hex'));
+  return encoded.length < 32 ? encoded : rlpBytes(keccakBytes(encoded));
 }
 
 function commonPrefixLength(entries: Entry[], depth: number): number {
@@ -64,8 +64,8 @@ function node(entries: Entry[], depth: number): Uint8Array {
 
 /** Root of the trie holding `pairs` (distinct keys); the empty trie's root is keccak256(rlp("")). */
 export function trieRoot(pairs: Array<[key: Uint8Array, value: Uint8Array]>): string {
-  if (pairs.length === 0) return keccak256(EMPTY_STRING);
-  return keccak256(node(pairs.map(([key, value]) => ({ nibbles: toNibbles(key), value })), 0));
+  if (pairs.length === 0) return keccakHex(EMPTY_STRING);
+  return keccakHex(node(pairs.map(([key, value]) => ({ nibbles: toNibbles(key), value })), 0));
 }
 
 /** The trie key of the i-th item of a block's list: rlp(i). */

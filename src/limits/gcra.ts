@@ -37,7 +37,9 @@ export function gcra(storedTat: number, now: number, interval: number, cost: num
   const tat = Math.max(storedTat, now);
   const next = tat + cost * interval;
   const allowed = next - now <= burstMs(interval) + EPSILON;
-  return { tat: allowed ? next : tat, ...outcomeAt(allowed, (allowed ? next : tat) - now, interval, cost) };
+  const outcome = outcomeAt(allowed, (allowed ? next : tat) - now, interval, cost);
+  // Written out, not spread: a literal spreading an object is a runtime call on this Node, and this runs per request.
+  return { tat: allowed ? next : tat, allowed, remaining: outcome.remaining, resetMs: outcome.resetMs, retryMs: outcome.retryMs };
 }
 
 /** The outcome from how far the (new, or unchanged when refused) TAT lies ahead of now: what the Lua script returns. */

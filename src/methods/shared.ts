@@ -4,7 +4,7 @@ import { blockGasLimit } from '../ledger/blockGasLimit.js';
 import { standaloneTx, type BlockTx } from '../ledger/blocks.js';
 import { tinybarToWeibar, timestampSeconds, toHash32 } from '../ledger/convert.js';
 import { blockContext, formatBlock, formatBlockTransaction, type BlockContext } from '../ledger/format.js';
-import type { BlockRef, ContractResult, MirrorBlock, MirrorLog } from '../ledger/reads.js';
+import { executedResults, type BlockRef, type ContractResult, type MirrorBlock, type MirrorLog } from '../ledger/reads.js';
 import type { MethodEnv } from './types.js';
 
 export async function gasPriceWeibar(env: MethodEnv): Promise<bigint> {
@@ -28,7 +28,7 @@ export function partiesOfTx(env: MethodEnv, tx: BlockTx): Promise<Parties | null
  */
 export async function blockObject(env: MethodEnv, block: MirrorBlock | null, full: boolean, rows?: Promise<ContractResult[]>) {
   if (!block) return null;
-  if (full && rows) void rows.then((rs) => Promise.all(rs.map((r) => partiesOf(env.reads, r)))).catch(() => undefined);
+  if (full && rows) void rows.then((rs) => Promise.all(executedResults(rs).map((r) => partiesOf(env.reads, r)))).catch(() => undefined);
   const [contents, price] = await Promise.all([env.reads.blockContents(block, rows), blockGasPriceWeibar(env, block.timestamp.to)]);
   const parties = full ? await Promise.all(contents.txs.map((tx) => partiesOfTx(env, tx))) : [];
   return formatBlock(block, contents, parties, full, { gasPriceWeibar: price, gasLimit: blockGasLimit(block.hapi_version), chainId: env.chainId });

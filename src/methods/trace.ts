@@ -1,8 +1,9 @@
 /** What the debug_trace* methods share: the tracer option object and tracing one transaction with it. */
 import { GatewayError } from '../errors.js';
 import { prestateTrace } from '../ledger/prestate.js';
-import { callTrace, contractOpcodes, opcodeTrace } from '../ledger/trace.js';
-import type { ContractResult, MirrorBlock } from '../ledger/reads.js';
+import type { BlockTx } from '../ledger/blocks.js';
+import { callTrace, contractOpcodes, opcodeTrace, syntheticCallTrace } from '../ledger/trace.js';
+import type { MirrorBlock } from '../ledger/reads.js';
 import { bool, object } from './params.js';
 import type { MethodEnv } from './types.js';
 
@@ -84,15 +85,24 @@ export function tracerOption(value: unknown, fallback: Tracer['tracer']): Tracer
   };
 }
 
-export async function traceResult(env: MethodEnv, result: ContractResult, tracer: Tracer): Promise<unknown> {
-  if (tracer.tracer === 'callTracer') return callTrace(env.reads, result, tracer);
-  if (tracer.tracer === 'prestateTracer') return prestateTrace(env.reads, result, tracer);
-  return opcodeTrace(await contractOpcodes(env.reads, result.hash, tracer), tracer);
+/**
+ * One transaction traced: a contract result from what the mirror node recorded of its execution; a synthetic
+ * transaction (an HTS token transfer, `result` null), which never ran in the EVM, with the official relay's minimal
+ * traces: one CALL frame, an empty prestate, an empty struct log.
+ */
+export async function traceTx(env: MethodEnv, tx: Pick<BlockTx, 'result' | 'logs'>, tracer: Tracer): Promise<unknown> {
+  const { result } = tx;
+  if (tracer.tracer === 'callTracer') return result ? callTrace(env.reads, result, tracer) : syntheticCallTrace(env.reads, tx.logs[0]);
+  if (tracer.tracer === 'prestateTracer') return result ? prestateTrace(env.reads, result, tracer) : {};
+  return opcodeTrace(result ? await contractOpcodes(env.reads, result.hash, tracer) : null, tracer);
 }
 
-/** Every transaction of a block traced, as geth answers `debug_traceBlock*`: `[{txHash, result}]`. */
+/**
+ * Every transaction of a block traced, as geth answers `debug_traceBlock*`: `[{txHash, result}]`, in the block's
+ * order, synthetic transactions included as eth_getBlockBy* lists them.
+ */
 export async function traceBlock(env: MethodEnv, block: MirrorBlock | null, label: string, tracer: Tracer) {
   if (!block) throw new GatewayError('UNKNOWN_BLOCK', label);
-  const results = await env.reads.blockResults(block);
-  return Promise.all(results.map(async (r) => ({ txHash: r.hash.slice(0, 66).toLowerCase(), result: await traceResult(env, r, tracer) })));
+  const { txs } = await env.reads.blockContents(block);
+  return Promise.all(txs.map(async (tx) => ({ txHash: tx.hash, result: await traceTx(env, tx, tracer) })));
 }

@@ -62,6 +62,8 @@ export interface LedgerRelayOptions {
   senders?: MethodEnv['senders'];
 }
 
+const listOfOne = (outcome: RpcOutcome): RpcOutcome[] => [outcome];
+
 /** geth's filter lifetime, for relays built without the gateway's filter service (tests, tools). */
 const DEFAULT_FILTER_TIMEOUT_MS = 300_000;
 
@@ -101,8 +103,11 @@ export function createLedgerRelay(opts: LedgerRelayOptions): LedgerRelay {
   const notInBatch = new Set(relay.batchDisallowedMethods);
   return {
     handle(calls: RpcCall[], ctx: CallContext): Promise<RpcOutcome[]> {
-      const env = envOf(ctx, filters);
-      const run = (call: RpcCall) => dispatch(call, env, onUnexpected);
+      // Made only when a call is not answered from kept text.
+      let env: MethodEnv | undefined;
+      const run = (call: RpcCall) => dispatch(call, (env ??= envOf(ctx, filters)), onUnexpected);
+      // A lone call (most requests) without a Promise.all of one.
+      if (calls.length === 1 && ctx.batch !== true) return finalAnswer(calls[0], reads, run).then(listOfOne);
       const refused = (call: RpcCall) => ctx.batch === true && notInBatch.has(call.method);
       return Promise.all(calls.map((call) => (refused(call) ? { error: errorObject('METHOD_NOT_IN_BATCH', call.method) } : finalAnswer(call, reads, run))));
     },

@@ -34,7 +34,9 @@ export function createRpcHandler(opts: RpcHandlerOptions): ApiHandler {
       return;
     }
     const status = refusedSingle ? 429 : (opts.statusRuleFor?.(ctx.route.network!) ?? ALWAYS_200)({ batch: parsed.kind === 'batch', error });
-    ctx.res.writeHead(status, ctx.headers.with({ 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...(refusedSingle ? refusal.headers : {}) }));
+    const length = Buffer.byteLength(body);
+    const more = refusedSingle ? { 'content-type': 'application/json', 'content-length': length, ...refusal.headers } : { 'content-type': 'application/json', 'content-length': length };
+    ctx.res.writeHead(status, ctx.headers.with(more));
     endInBurst(ctx.res, body);
   };
   return {
@@ -59,7 +61,8 @@ export function createRpcHandler(opts: RpcHandlerOptions): ApiHandler {
       ctx.annotate({ rpcMethods: methods, calls: callCount(parsed) });
       const causes: string[] = [];
       const errorPrefix = opts.errorPrefixFor?.(network, ctx.requestId);
-      const ctxCall = { network, requestId: ctx.requestId, key, logInternal: (cause: string) => causes.push(cause), ...(errorPrefix ? { errorPrefix } : {}) };
+      // No spread in the literal (a runtime call on this Node, per request): an absent prefix is undefined.
+      const ctxCall = { network, requestId: ctx.requestId, key, logInternal: (cause: string) => causes.push(cause), errorPrefix };
       const backend = opts.backendFor(network);
       const answered = backend instanceof Promise ? backend.then((b) => respond(parsed, b, opts, ctxCall)) : respond(parsed, backend, opts, ctxCall);
       return answered.then((a) => write(ctx, parsed, causes, a));

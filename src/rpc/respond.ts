@@ -8,7 +8,7 @@ import type { VerifiedKey } from '../keys/types.js';
 import { debugRefusal, isDebugMethod } from '../limits/debugAccess.js';
 import { refusalError } from '../limits/headers.js';
 import type { Limiter, WriteBudget } from '../limits/types.js';
-import { answer, type Answer, type CallContext, type RpcBackend } from './answer.js';
+import { answer, contextWith, type Answer, type CallContext, type RpcBackend } from './answer.js';
 import { toErrorObject, type ParsedBody, type RpcCall, type RpcOutcome } from './jsonrpc.js';
 import { SEND_SYNC } from './sendSync.js';
 
@@ -54,7 +54,7 @@ class CallChecks implements RpcBackend {
   ) {}
 
   handle(calls: RpcCall[], ctx: CallContext): Promise<RpcOutcome[]> {
-    const paying: CallContext = { ...ctx, charge: () => this.chargeWork(ctx) };
+    const paying = contextWith(ctx, { charge: () => this.chargeWork(ctx) });
     // Most bodies have no call to check: straight on, without a layer of their own.
     if (!calls.some((c) => this.checks(c.method))) return this.inner.handle(calls, paying);
     return this.checked(calls, paying);

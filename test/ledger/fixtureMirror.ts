@@ -44,15 +44,61 @@ function inWeibar(r: any): any {
   return { ...r, amount: BigInt(r.amount ?? 0) * 10n ** 10n, gas_price: hex(r.gas_price), max_fee_per_gas: hex(r.max_fee_per_gas), max_priority_fee_per_gas: hex(r.max_priority_fee_per_gas) };
 }
 
+/**
+ * How the busy block's HTS token transfer (a HAPI CryptoTransfer, which the EVM never ran) shows, by mirror node
+ * generation: `logs`, only its synthetic Transfer log (every release before v0.157); `rows-null-from`, also a
+ * synthetic row in /contracts/results with `from: null` (v0.157's release candidates: hiero-mirror-node PR #13503,
+ * issue #13766); `rows`, that row sent by the payer (from PR #13774, v0.158 on); `rows-single`, that row also
+ * answering /contracts/results/{hash} with its logs, 206 (open PR #14305's spec tests).
+ */
+export type SyntheticMode = 'logs' | 'rows-null-from' | 'rows' | 'rows-single';
+
+const TOKEN = '0x0000000000000000000000000000000000000bb9';
+const PAYER = '0x0000000000000000000000000000000000001f41';
+const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+/** The HTS transfer's 32-byte hash, as its logs and its synthetic row carry it. */
+export const SYNTHETIC_HASH = `0x${'5e'.repeat(32)}`;
+
+function syntheticLog(): any {
+  const busy = BLOCKS.find((b) => b.number === BUSY_BLOCK);
+  return {
+    address: TOKEN,
+    bloom: '0x',
+    contract_id: '0.0.3001',
+    data: `0x${'0'.repeat(62)}64`,
+    index: 0,
+    root_contract_id: null,
+    timestamp: '187655.000123460',
+    topics: [TRANSFER_TOPIC, `0x${'0'.repeat(24)}${PAYER.slice(2)}`, `0x${'0'.repeat(63)}5`],
+    transaction_hash: SYNTHETIC_HASH,
+    transaction_index: 2,
+    block_hash: busy.hash,
+    block_number: BUSY_BLOCK,
+  };
+}
+
+/** The row the mirror node makes of the transfer's log, field for field as issue #13766 quotes one. */
+function syntheticRow(mode: SyntheticMode): any {
+  const log = syntheticLog();
+  return {
+    access_list: null, address: TOKEN, amount: null, block_gas_used: 0, block_hash: log.block_hash, block_number: BUSY_BLOCK, bloom: '0x',
+    call_result: '0x', chain_id: '0x128', contract_id: log.contract_id, created_contract_ids: [], error_message: null, failed_initcode: null,
+    from: mode === 'rows-null-from' ? null : PAYER, function_parameters: '0x', gas_consumed: null, gas_limit: 0, gas_price: '0x47', gas_used: null,
+    hash: SYNTHETIC_HASH, max_fee_per_gas: null, max_priority_fee_per_gas: null, nonce: null, r: null, result: 'SUCCESS', s: null, status: '0x1',
+    timestamp: log.timestamp, to: TOKEN, transaction_index: log.transaction_index, type: 0, v: null,
+  };
+}
+
 interface RouteOpts {
   current: boolean;
   /** When the fee schedule and the exchange rate last changed; the examples' own timestamps otherwise. */
   feesSince?: string;
+  synthetic?: SyntheticMode;
 }
 
 function route(path: string, opts: RouteOpts): { status: number; body: unknown } {
   const [pathname, query = ''] = path.split('?');
-  const { current, feesSince } = opts;
+  const { current, feesSince, synthetic } = opts;
   if (/(^|&)hbar=false(&|$)/.test(query) && current) {
     const { status, body } = route(path.replace(/[?&]hbar=false/, ''), opts) as { status: number; body: any };
     if (status !== 200 || !pathname.startsWith('/api/v1/contracts/results')) return { status, body };
@@ -68,13 +114,26 @@ function route(path: string, opts: RouteOpts): { status: number; body: unknown }
     const block = BLOCKS.find((b) => String(b.number) === blockId || b.hash.startsWith(blockId.toLowerCase()));
     return block ? { status: 200, body: block } : { status: 404, body: { _status: { messages: [{ message: 'Not found' }] } } };
   }
+  if (pathname === '/api/v1/contracts/results' && synthetic && query.startsWith(`from=${PAYER}&`)) {
+    // The payer's newest result is its HTS transfer (when the mirror node lists those), then its Ethereum transaction.
+    const before = /timestamp=lt:/.test(query);
+    if (before || synthetic === 'logs') return { status: 200, body: { results: [RESULTS[0]], links: { next: null } } };
+    const row = syntheticRow(synthetic);
+    return { status: 200, body: { results: [row], links: { next: `${pathname}?${query.replace(/timestamp=lte:[^&]+/, `timestamp=lt:${row.timestamp}`)}` } } };
+  }
   if (pathname === '/api/v1/contracts/results') {
     const busy = BLOCKS.find((b) => b.number === BUSY_BLOCK);
     // The busy block's results by its timestamp range, or by the mirror node's block.number / block.hash filters.
     const busyFilters = [`timestamp=gte:${busy.timestamp.from}&timestamp=lte:${busy.timestamp.to}`, `block.number=${busy.number}&`, `block.hash=${busy.hash.slice(0, 66)}&`];
     if (!busyFilters.some((f) => query.startsWith(f))) return { status: 200, body: { results: [], links: { next: null } } };
-    if (query.endsWith('&page=2')) return { status: 200, body: { results: RESULTS.slice(2), links: { next: null } } };
+    const rows = synthetic && synthetic !== 'logs' ? [syntheticRow(synthetic)] : [];
+    if (query.endsWith('&page=2')) return { status: 200, body: { results: [...RESULTS.slice(2), ...rows], links: { next: null } } };
     return { status: 200, body: { results: RESULTS.slice(0, 2), links: { next: `${path}&page=2` } } };
+  }
+  if (pathname === '/api/v1/contracts/results/logs' && synthetic) {
+    const busy = BLOCKS.find((b) => b.number === BUSY_BLOCK);
+    const ofBusy = query.startsWith(`timestamp=gte:${busy.timestamp.from}&timestamp=lte:${busy.timestamp.to}&`) || query.startsWith(`transaction.hash=${SYNTHETIC_HASH}&`);
+    return { status: 200, body: { logs: ofBusy ? [syntheticLog()] : [], links: { next: null } } };
   }
   if (pathname === '/api/v1/network/fees') return { status: 200, body: { ...FEES, timestamp: feesSince ?? FEES.timestamp } };
   if (pathname === '/api/v1/network/exchangerate') return { status: 200, body: { ...EXCHANGE_RATE, timestamp: feesSince ?? EXCHANGE_RATE.timestamp } };
@@ -86,20 +145,21 @@ function route(path: string, opts: RouteOpts): { status: number; body: unknown }
   }
   const resultId = /^\/api\/v1\/contracts\/results\/(0x[0-9a-f]{64})$/.exec(pathname)?.[1];
   if (resultId === RESULT_DETAILS.hash) return { status: 200, body: RESULT_DETAILS };
+  if (resultId === SYNTHETIC_HASH && synthetic === 'rows-single') return { status: 206, body: { ...syntheticRow(synthetic), logs: [syntheticLog()], state_changes: [] } };
   return { status: 404, body: { _status: { messages: [{ message: 'Not found' }] } } };
 }
 
 /**
  * `current`: answer `hbar=false` as a mirror node from v0.154 does; otherwise refuse it as v0.145 did. `feesSince`:
- * when the fee schedule and the exchange rate last changed.
+ * when the fee schedule and the exchange rate last changed. `synthetic`: the busy block also holds an HTS transfer.
  */
-export async function startFixtureMirror(opts: { current?: boolean; feesSince?: string } = {}): Promise<FixtureMirror> {
+export async function startFixtureMirror(opts: { current?: boolean; feesSince?: string; synthetic?: SyntheticMode } = {}): Promise<FixtureMirror> {
   const paths: string[] = [];
   let held: Array<() => void> | undefined;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     paths.push(req.url ?? '');
     const answer = () => {
-      const { status, body } = route(req.url ?? '', { current: opts.current ?? false, feesSince: opts.feesSince });
+      const { status, body } = route(req.url ?? '', { current: opts.current ?? false, feesSince: opts.feesSince, synthetic: opts.synthetic });
       const text = JSON.stringify(body, (_k, v) => (typeof v === 'bigint' ? `#big#${v}` : v)).replace(/"#big#(\d+)"/g, '$1');
       res.writeHead(status, { 'content-type': 'application/json' }).end(text);
     };

@@ -63,6 +63,18 @@ describe('ledger relay: final answers shared across instances through Redis', ()
     expect(mirror.paths.length, 'mirror requests after the second instance read').to.equal(asked);
   });
 
+  it("an eth_getLogs answer shared by one instance costs the other no read of the range's blocks", async () => {
+    await start(2);
+    const [a, b] = relays;
+    const filter = { fromBlock: hex(BUSY_BLOCK - 1), toBlock: hex(BUSY_BLOCK) };
+    const logs = await result(a, 'eth_getLogs', [filter]);
+    const asked = mirror.paths.length;
+    expect(await result(b, 'eth_getLogs', [filter])).to.deep.equal(logs);
+    // The head is each instance's own; the blocks b reads ahead of the shared answer are a's.
+    const blockReads = mirror.paths.slice(asked).filter((p) => /^\/api\/v1\/blocks\/\d/.test(p));
+    expect(blockReads, 'blocks read again by the second instance').to.deep.equal([]);
+  });
+
   it('shares nothing between two ledgers under one network id (a sandbox restarted, or one per instance)', async () => {
     await start(1);
     await result(relays[0], 'eth_getBlockByNumber', [hex(BUSY_BLOCK), true]);
@@ -130,7 +142,7 @@ describe('ledger relay: final answers shared across instances through Redis', ()
     expect(loads).to.equal(60);
     const client = new Redis(redis.url);
     try {
-      const keys = (await client.keys('gw:{cache:*')).filter((k) => !k.includes(':bytes:') && !k.endsWith(':lock'));
+      const keys = (await client.keys(`gw:{cache:${a.network}}:*`)).filter((k) => !k.includes(':bytes:') && !k.endsWith(':lock'));
       let held = 0;
       for (const k of keys) held += k.length + (await client.strlen(k));
       expect(held).to.be.at.most(bound);

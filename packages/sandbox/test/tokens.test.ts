@@ -324,6 +324,67 @@ describe('sandbox: token service (NFTs, mint, KYC, freeze, allowances) through t
       }
     });
 
+    it('lists a native fungible transfer among contract results as a synthetic row, as v0.158 on do', async () => {
+      const sent = await run(new TransferTransaction().addTokenTransfer(token, treasury.id, -3).addTokenTransfer(token, bob.id, 3), treasury.client);
+      expect(sent.status).to.equal('SUCCESS');
+      const tx = sandbox.chain.transactions().at(-1)!;
+      const longZero = (num: { toString(radix: number): string }) => `0x${num.toString(16).padStart(40, '0')}`;
+      const inBlock = await mirror(`/api/v1/contracts/results?block.number=${tx.blockNumber}`);
+      expect(inBlock.body.results).to.have.length(1);
+      // The row issue #13766 quotes, sent by the payer (PR #13774), with v0.157's fallbacks for type, chain and gas price.
+      expect(inBlock.body.results[0]).to.deep.equal({
+        access_list: [],
+        address: longZero(token.num),
+        amount: null,
+        block_gas_used: sandbox.chain.blockByNumber(tx.blockNumber)!.gasUsed,
+        block_hash: sandbox.chain.blockByNumber(tx.blockNumber)!.hash,
+        block_number: tx.blockNumber,
+        bloom: '0x',
+        call_result: '0x',
+        chain_id: '0x12a',
+        contract_id: token.toString(),
+        created_contract_ids: [],
+        error_message: null,
+        failed_initcode: null,
+        from: longZero(treasury.id.num),
+        function_parameters: '0x',
+        gas_consumed: null,
+        gas_limit: 0,
+        gas_price: `0x${sandbox.chain.gasPriceTinybar().toString(16)}`,
+        gas_used: null,
+        hash: tx.hash.slice(0, 66),
+        max_fee_per_gas: null,
+        max_priority_fee_per_gas: null,
+        nonce: null,
+        r: null,
+        result: 'SUCCESS',
+        s: null,
+        status: '0x1',
+        timestamp: tx.consensusTimestamp,
+        to: longZero(token.num),
+        transaction_index: 0,
+        type: 0,
+        v: null,
+      });
+      const logs = await mirror(`/api/v1/contracts/results/logs?timestamp=${tx.consensusTimestamp}`);
+      expect(logs.body.logs.map((l: any) => [l.transaction_hash, l.transaction_index])).to.deep.equal([[tx.hash.slice(0, 66), 0]]);
+      // The same row by timestamp and by its payer; its gas price in weibar with hbar=false.
+      const byTime = await mirror(`/api/v1/contracts/results?timestamp=${tx.consensusTimestamp}&hbar=false`);
+      expect(byTime.body.results.map((r: any) => [r.hash, r.gas_price])).to.deep.equal([[tx.hash.slice(0, 66), `0x${(BigInt(sandbox.chain.gasPriceTinybar()) * 10n ** 10n).toString(16)}`]]);
+      const byPayer = await mirror(`/api/v1/contracts/results?from=${treasury.id}&timestamp=${tx.consensusTimestamp}`);
+      expect(byPayer.body.results.map((r: any) => r.hash)).to.deep.equal([tx.hash.slice(0, 66)]);
+      // Not before v0.164 (PRs #14290, #14305): in the token's own listing, or looked up on its own.
+      expect((await mirror(`/api/v1/contracts/${token}/results`)).body.results).to.deep.equal([]);
+      expect((await mirror(`/api/v1/contracts/results/${tx.hash.slice(0, 66)}`)).status).to.equal(404);
+    });
+
+    it('gives a native transaction that moved only NFTs no contract result before v0.162 (issue #14034), only its logs', async () => {
+      const nftMove = sandbox.chain.transactions().find((t) => t.name === 'CRYPTOTRANSFER' && (t.nftTransfers?.length ?? 0) > 0 && (t.tokenTransfers?.length ?? 0) === 0)!;
+      expect(nftMove, 'an NFT transfer earlier in the run').to.not.equal(undefined);
+      expect((await mirror(`/api/v1/contracts/results/logs?timestamp=${nftMove.consensusTimestamp}`)).body.logs).to.have.length(1);
+      expect((await mirror(`/api/v1/contracts/results?timestamp=${nftMove.consensusTimestamp}`)).body.results).to.deep.equal([]);
+    });
+
     it('answers SPENDER_DOES_NOT_HAVE_ALLOWANCE to a spender nobody approved', async () => {
       const steal = new TransferTransaction()
         .addApprovedTokenTransfer(token, treasury.id, -1)

@@ -2,7 +2,8 @@
  * Contract results: `/contracts/results`, `/contracts/results/{transactionIdOrHash}`, `/contracts/{id}/results`
  * and `/contracts/{id}/results/{timestamp}`, shaped as the real node's view models shape them: the listing by contract
  * shows the contract result alone; the others add the block, the status and the wrapped Ethereum transaction, whose
- * monetary fields follow `hbar`; the single results add logs and state changes.
+ * monetary fields follow `hbar`; the single results add logs and state changes. `/contracts/results` also lists
+ * HTS transfers made through HAPI as synthetic rows, as v0.158 on do (syntheticResults.ts).
  */
 import type { LedgerTransaction, LedgerView } from '../ledger/view.js';
 import { findContract, lookupEntity, requireContract } from './entities.js';
@@ -11,6 +12,7 @@ import { WEIBAR_PER_TINYBAR, canonicalTransactionId, evmAddress, hexQuantity, ti
 import type { MirrorRequest, Route } from './http.js';
 import { ALL_OPS, EQ, VALUE, lastValue, matcher, nextLink, page, parseQuery, within, type Query } from './query.js';
 import type { EthRecord, EthRecords, Money } from './records.js';
+import { syntheticResult, syntheticSender } from './syntheticResults.js';
 
 const HBAR_RULE = { ops: EQ, value: /^(true|false)$/i };
 const LIST_RULES = {
@@ -81,7 +83,7 @@ export function contractResultRoutes(view: LedgerView, records: EthRecords): Rou
    * Ledger-side filters first (cheap, and a block or timestamp range narrows the search by binary search), then the
    * sender and contract filters, which need the EVM's view of each remaining transaction.
    */
-  async function list(req: MirrorRequest, q: Query, shape: (record: EthRecord) => unknown, contractId?: string) {
+  async function list(req: MirrorRequest, q: Query, candidates: readonly LedgerTransaction[], shape: (tx: LedgerTransaction) => Promise<unknown>, contractId?: string) {
     const blockHash = lastValue(q, 'block.hash');
     const blockNumber = lastValue(q, 'block.number');
     const txIndex = lastValue(q, 'transaction.index');
@@ -96,7 +98,7 @@ export function contractResultRoutes(view: LedgerView, records: EthRecords): Rou
     const byTime = (tx: LedgerTransaction) => timestampNanos(tx.consensusTimestamp);
     const timeMatches = matcher(times, timestampNanos);
 
-    let txs = within(records.ethereumTransactions(), byTime, times, timestampNanos);
+    let txs = within(candidates, byTime, times, timestampNanos);
     if (blockHash !== undefined || blockNumber !== undefined) {
       txs = block ? within(txs, byTime, [{ op: 'gte', value: block.timestampFrom }, { op: 'lte', value: block.timestampTo }], timestampNanos) : [];
     }
@@ -106,14 +108,17 @@ export function contractResultRoutes(view: LedgerView, records: EthRecords): Rou
       (txIndex === undefined || records.evmTransactionIndex(tx) === Number(txIndex)) &&
       timeMatches(byTime(tx));
     if (contractId !== undefined || sender !== undefined) {
-      const built = await Promise.all(txs.filter(keep).map((tx) => records.record(tx)));
+      // A synthetic row is filed under no contract here (until v0.164). How v0.160's synthetic query reads `from` was
+      // not checked against its source: the filter matches the payer, the sender the row shows.
+      const parties = (tx: LedgerTransaction) => (tx.ethHash ? records.record(tx) : { contractId: null, from: syntheticSender(view, tx) });
+      const built = await Promise.all(txs.filter(keep).map(async (tx) => ({ tx, ...(await parties(tx)) })));
       const accepted = new Set(
         built.filter((r) => (contractId === undefined || r.contractId === contractId) && (sender === undefined || r.from === sender)).map((r) => r.tx),
       );
       keep = (tx) => accepted.has(tx);
     }
     const { rows, full } = page(txs, q, keep);
-    const results = await Promise.all(rows.map(async (tx) => shape(await records.record(tx))));
+    const results = await Promise.all(rows.map(shape));
     const last = rows.at(-1);
     return {
       results,
@@ -135,7 +140,9 @@ export function contractResultRoutes(view: LedgerView, records: EthRecords): Rou
       handle(req) {
         const q = parseQuery(req.search, LIST_RULES, { order: 'desc' });
         const tinybar = inTinybar(q);
-        return list(req, q, (record) => detailed(record, tinybar));
+        // HTS transfers made through HAPI are listed too, as synthetic rows (syntheticResults.ts).
+        const shape = async (tx: LedgerTransaction) => (tx.ethHash ? detailed(await records.record(tx), tinybar) : syntheticResult(view, records, tx, tinybar));
+        return list(req, q, records.listedTransactions(), shape);
       },
     },
     {
@@ -159,7 +166,7 @@ export function contractResultRoutes(view: LedgerView, records: EthRecords): Rou
         // The real node lists a contract's results without the Ethereum transaction (`amount` stays in tinybar), and
         // an unknown contract as one without results.
         const contract = findContract(view, req.params[0]);
-        return contract ? list(req, q, (record) => record.base, contract.id) : EMPTY_RESULTS;
+        return contract ? list(req, q, records.ethereumTransactions(), async (tx) => (await records.record(tx)).base, contract.id) : EMPTY_RESULTS;
       },
     },
     {

@@ -15,6 +15,7 @@ import { entityNum, longZeroAddress } from '../ledger/ids.js';
 import type { LedgerTransaction, LedgerView } from '../ledger/view.js';
 import { entityIdAt } from './entities.js';
 import { syntheticTransferLogs } from './syntheticLogs.js';
+import { hasSyntheticResult } from './syntheticResults.js';
 import { hexNumber, hexQuantity, rlpIntegerBytes, timestampNanos, word, tinybarNumber } from './format.js';
 
 interface EvmTransaction {
@@ -172,6 +173,8 @@ export class EthRecords {
   readonly #built = new Map<string, Promise<EthRecord>>();
   readonly #stateChanges = new Map<string, Promise<StateChange[]>>();
   readonly #ethTxs: LedgerTransaction[] = [];
+  /** The Ethereum transactions and the native ones `/contracts/results` lists a synthetic row for. */
+  readonly #listedTxs: LedgerTransaction[] = [];
   /**
    * Position in the ledger's transaction list, to walk back through a block; by record, as a child record shares its
    * parent's transaction id.
@@ -191,8 +194,15 @@ export class EthRecords {
       const tx = all[this.#scanned];
       this.#position.set(tx, this.#scanned);
       if (tx.ethHash) this.#ethTxs.push(tx);
+      if (tx.ethHash || hasSyntheticResult(this.view, tx)) this.#listedTxs.push(tx);
     }
     return this.#ethTxs;
+  }
+
+  /** What `/contracts/results` lists, in consensus order: Ethereum transactions and synthetic results. */
+  listedTransactions(): readonly LedgerTransaction[] {
+    this.ethereumTransactions();
+    return this.#listedTxs;
   }
 
   /**
