@@ -19,8 +19,7 @@ import { rawJsonError, refuseSocket, writeJsonError } from './plainError.js';
 import { ResponseHeaders } from './responseHeaders.js';
 import { redactPath, type ApiKind, type Route, type Router } from './route.js';
 import { SocketGate } from './sockets.js';
-import { tarpitOf } from './publicServer.js';
-import type { Tarpit } from './tarpit.js';
+import { tarpitOf, type Tarpit } from './tarpit.js';
 import type { Admission, ApiContext, ApiHandler, Caller } from './types.js';
 
 export interface EdgeOptions {
@@ -145,7 +144,7 @@ export class Edge {
       if (!HELD.has(gatewayError.errorName)) return handler.renderError(gatewayError, ctx);
       // Logged and counted as refused even if the client leaves while it is held.
       res.statusCode = gatewayError.http;
-      this.tarpit.hold(() => !res.destroyed && handler.renderError(gatewayError, ctx));
+      this.tarpit.hold('budget', () => !res.destroyed && handler.renderError(gatewayError, ctx));
     });
   };
 

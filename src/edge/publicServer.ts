@@ -10,7 +10,7 @@ import type { Config } from '../config/schema.js';
 import { GatewayError } from '../errors.js';
 import { registry } from '../metrics.js';
 import { rawJsonError } from './plainError.js';
-import { Tarpit } from './tarpit.js';
+import { tarpitOf, type Tarpit } from './tarpit.js';
 
 export const refusedConnections = new Counter({
   name: 'gateway_connections_refused_total',
@@ -36,9 +36,6 @@ export function createPublicServer(config: Config['server'], tarpit = tarpitOf(c
   return server;
 }
 
-/** The tarpit the server's settings describe. */
-export const tarpitOf = (config: Config['server']) => new Tarpit(config.refusalDelayMs, config.maxDelayedRefusals);
-
 /**
  * Counts open connections by remote address; one past `max` is held unread in the tarpit, then answered 429 and
  * closed. The HTTP server's own connection listener runs only for connections under the bound, so a refused one never
@@ -57,7 +54,7 @@ function boundConnectionsPerClient(server: http.Server, max: number, tarpit: Tar
       refusedConnections.inc();
       // A client that resets the connection while it is held must not make the later write throw.
       socket.on('error', destroySelf);
-      tarpit.hold(() => refuse(socket, refusal));
+      tarpit.hold('connection', () => refuse(socket, refusal));
       return;
     }
     open.set(address, held + 1);

@@ -13,7 +13,7 @@ import { extractKey } from '../keys/extract.js';
 import { refusalError } from '../limits/headers.js';
 import type { LimitDecision } from '../limits/types.js';
 import { PendingSockets } from './pendingSockets.js';
-import type { Tarpit } from './tarpit.js';
+import type { HeldRefusal, Tarpit } from './tarpit.js';
 import { RawRefusals, refuseSocket } from './plainError.js';
 import type { Route } from './route.js';
 import type { VerifiedKey } from '../keys/types.js';
@@ -73,16 +73,16 @@ export class SocketGate {
     const { client, refused } = this.opts.chargeKeyless(req);
     if (refused) {
       const kind = `keyless ${refused.remaining} ${refused.resetSeconds} ${refused.retryAfterSeconds} ${refused.detail ?? ''}`;
-      return void this.refuseLater(socket, this.refusals.get(kind, () => refusalError(refused)));
+      return void this.refuseLater('budget', socket, this.refusals.get(kind, () => refusalError(refused)));
     }
     const slot = this.pending.take(client);
-    if (typeof slot !== 'function') return void this.refuseLater(socket, this.refusals.get(slot, () => this.pending.refusal(slot)));
+    if (typeof slot !== 'function') return void this.refuseLater('waitingSocket', socket, this.refusals.get(slot, () => this.pending.refusal(slot)));
     this.open(endpoint, req, socket, head, route, requestId, protocol, undefined, slot);
   }
 
   /** A refusal held in the tarpit, then written and the socket closed (unless its client left meanwhile). */
-  private refuseLater(socket: Duplex, answer: Buffer): void {
-    this.opts.tarpit.hold(() => !socket.destroyed && refuseSocket(socket, answer));
+  private refuseLater(kind: HeldRefusal, socket: Duplex, answer: Buffer): void {
+    this.opts.tarpit.hold(kind, () => !socket.destroyed && refuseSocket(socket, answer));
   }
 
   private open(

@@ -1,79 +1,109 @@
 import { Counter } from 'prom-client';
+import type { Config } from '../config/schema.js';
 import { registry } from '../metrics.js';
 
 export const heldRefusals = new Counter({
   name: 'gateway_refusals_held_total',
-  help: 'Refusals (429 for a spent budget, too many connections or waiting WebSockets from one address) held for server.refusalDelayMs before they were written',
+  help: 'Refusals (429 for a spent budget, too many connections or waiting WebSockets from one address) held before they were written (server.refusalDelayMs)',
   registers: [registry],
 });
+
+/**
+ * What is refused: a request past a budget (keyless or a key's, a handshake's keyless one included), a handshake past
+ * its address's waiting sockets, a connection past its address's bound.
+ */
+export type HeldRefusal = 'budget' | 'waitingSocket' | 'connection';
+
+/**
+ * How long each is held: a budget refusal `refusalDelayMs`; the others until retrying could succeed at the latest (a
+ * waiting socket has authenticated or been closed within wsAuthTimeoutMs) or, for a connection, as long as one under
+ * the bound may take to send its headers. None is held when refusalDelayMs is 0.
+ */
+export function tarpitOf(server: Config['server']): Tarpit {
+  const on = server.refusalDelayMs > 0;
+  const longer = (ms: number) => (on ? Math.max(server.refusalDelayMs, ms) : 0);
+  const delays = { budget: server.refusalDelayMs, waitingSocket: longer(server.wsAuthTimeoutMs), connection: longer(server.headersTimeoutMs) };
+  return new Tarpit(delays, server.maxDelayedRefusals);
+}
 
 /** How close together held refusals are released: one timer per slice of time, not one per refusal. */
 const SLICE_MS = 50;
 
+/** The refusals held for one length of time: in due order, as each waits the same time. */
+interface Lane {
+  answers: Array<() => void>;
+  due: number[];
+  head: number;
+  timer?: NodeJS.Timeout;
+}
+
 /**
  * Holds refusals a flood repeats before they are written, their connections left unread meanwhile. A client that
  * retries at once when refused (the attacks' loops, a misbehaving SDK) then makes one attempt per held connection per
- * `delayMs`, instead of as many as the gateway can refuse: a refusal answered at once costs the gateway a connection's
+ * delay, instead of as many as the gateway can refuse: a refusal answered at once costs the gateway a connection's
  * accept, parse, answer and close, and the client nothing but its next connect. Holding costs the gateway an open
  * connection and a queue slot, bounded by `maxHeld`; past it refusals are answered at once, as without a tarpit.
  *
- * Every refusal waits the same time, so the queue is in due order: releasing takes one timer per slice, whatever the rate.
+ * Each kind has its own queue, so releasing takes one timer per slice of each, whatever the rate.
  */
 export class Tarpit {
-  private answers: Array<() => void> = [];
-  private due: number[] = [];
-  private head = 0;
-  private timer: NodeJS.Timeout | undefined;
+  private readonly lanes = new Map<HeldRefusal, Lane>();
+  private count = 0;
 
   constructor(
-    private readonly delayMs: number,
+    private readonly delays: Record<HeldRefusal, number>,
     private readonly maxHeld: number,
     private readonly now: () => number = () => performance.now(),
   ) {}
 
   get held(): number {
-    return this.answers.length - this.head;
+    return this.count;
   }
 
-  /** Runs `answer` once the delay has passed, or at once when refusals are not held or the tarpit is full. */
-  hold(answer: () => void): void {
-    if (this.delayMs <= 0 || this.held >= this.maxHeld) return answer();
+  /** Runs `answer` once the kind's delay has passed, or at once when it is 0 or the tarpit is full. */
+  hold(kind: HeldRefusal, answer: () => void): void {
+    const delayMs = this.delays[kind];
+    if (delayMs <= 0 || this.count >= this.maxHeld) return answer();
     heldRefusals.inc();
-    this.answers.push(answer);
-    this.due.push(this.now() + this.delayMs);
-    if (!this.timer) this.arm();
+    let lane = this.lanes.get(kind);
+    if (!lane) this.lanes.set(kind, (lane = { answers: [], due: [], head: 0 }));
+    lane.answers.push(answer);
+    lane.due.push(this.now() + delayMs);
+    this.count++;
+    if (!lane.timer) this.arm(lane);
   }
 
   /** Writes every held refusal now (the gateway is shutting down). */
   flush(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    this.release(Infinity);
+    for (const lane of this.lanes.values()) {
+      clearTimeout(lane.timer);
+      lane.timer = undefined;
+      this.release(lane, Infinity);
+    }
   }
 
-  private arm(): void {
-    this.timer = setTimeout(this.tick, Math.max(0, this.due[this.head] - this.now()));
+  private arm(lane: Lane): void {
+    lane.timer = setTimeout(() => {
+      lane.timer = undefined;
+      this.release(lane, this.now() + SLICE_MS);
+      if (lane.head < lane.answers.length) this.arm(lane);
+    }, Math.max(0, lane.due[lane.head] - this.now()));
     // The listener keeps the process alive; a held refusal alone must not.
-    this.timer.unref();
+    lane.timer.unref();
   }
 
-  private readonly tick = (): void => {
-    this.timer = undefined;
-    this.release(this.now() + SLICE_MS);
-    if (this.held > 0) this.arm();
-  };
-
-  private release(until: number): void {
-    while (this.head < this.answers.length && this.due[this.head] <= until) {
-      const answer = this.answers[this.head];
-      this.head++;
+  private release(lane: Lane, until: number): void {
+    while (lane.head < lane.answers.length && lane.due[lane.head] <= until) {
+      const answer = lane.answers[lane.head];
+      lane.head++;
+      this.count--;
       answer();
     }
-    // The released prefix is dropped once it is most of the arrays, so each refusal is moved at most once.
-    if (this.head > 1024 && this.head * 2 > this.answers.length) {
-      this.answers = this.answers.slice(this.head);
-      this.due = this.due.slice(this.head);
-      this.head = 0;
+    // The released prefix is dropped once it is most of the queue, so each refusal is moved at most once.
+    if (lane.head > 1024 && lane.head * 2 > lane.answers.length) {
+      lane.answers = lane.answers.slice(lane.head);
+      lane.due = lane.due.slice(lane.head);
+      lane.head = 0;
     }
   }
 }

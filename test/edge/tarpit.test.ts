@@ -46,22 +46,23 @@ describe('the tarpit', function () {
   this.timeout(15_000);
 
   describe('Tarpit', () => {
-    it('answers after the delay, in order; at once when full or when the delay is 0; everything on flush', async () => {
+    it('answers each kind after its delay, in order; at once when full or when its delay is 0; everything on flush', async () => {
       const answered: number[] = [];
-      const pit = new Tarpit(20, 2);
-      pit.hold(() => answered.push(1));
-      pit.hold(() => answered.push(2));
-      pit.hold(() => answered.push(3));
-      expect(answered, 'the third was past the bound').to.deep.equal([3]);
-      expect(pit.held).to.equal(2);
-      await until(async () => answered.length === 3);
-      expect(answered).to.deep.equal([3, 1, 2]);
-      new Tarpit(0, 10).hold(() => answered.push(4));
-      expect(answered.at(-1)).to.equal(4);
-      const later = new Tarpit(60_000, 10);
-      later.hold(() => answered.push(5));
+      const pit = new Tarpit({ budget: 20, waitingSocket: 0, connection: 60 }, 3);
+      pit.hold('connection', () => answered.push(1));
+      pit.hold('budget', () => answered.push(2));
+      pit.hold('budget', () => answered.push(3));
+      pit.hold('budget', () => answered.push(4));
+      pit.hold('waitingSocket', () => answered.push(5));
+      expect(answered, 'the fourth was past the bound, the fifth\'s kind is not held').to.deep.equal([4, 5]);
+      expect(pit.held).to.equal(3);
+      await until(async () => answered.length === 5);
+      expect(answered).to.deep.equal([4, 5, 2, 3, 1]);
+      const later = new Tarpit({ budget: 60_000, waitingSocket: 60_000, connection: 60_000 }, 10);
+      later.hold('budget', () => answered.push(6));
+      later.hold('connection', () => answered.push(7));
       later.flush();
-      expect(answered.at(-1)).to.equal(5);
+      expect(answered.slice(-2)).to.deep.equal([6, 7]);
       expect(later.held).to.equal(0);
     });
   });
