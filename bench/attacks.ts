@@ -11,7 +11,7 @@ import WebSocket from 'ws';
 import { defaultPlans } from '../src/config/catalogue.js';
 import type { ConfigInput } from '../src/config/schema.js';
 import type { AttackerStats, AttackJob, AttackKind } from './attacker.js';
-import { call, constantServer, fmt, gateway, load, median, rssOf, RUNS, type Child, type Figures } from './harness.js';
+import { call, constantServer, cpuMsOf, fmt, gateway, load, median, rssOf, RUNS, WARMUP_SECONDS, type Child, type Figures } from './harness.js';
 
 /** Low enough that the legitimate load alone leaves the 2 cores room: what moves its p99 is the attack. */
 const CONNECTIONS = 8;
@@ -68,7 +68,15 @@ export interface AttackFigures {
   within2x: boolean;
   /** The machine's 1-minute load average when the attack's gateway started: other work on the shared cores. */
   loadAverage: number;
-  runs: Array<{ without: Figures; with: Figures; attacker: AttackerStats; gatewayRssMb: { before: number; peak: number }; probe?: string }>;
+  runs: Array<{
+    without: Figures;
+    with: Figures;
+    attacker: AttackerStats;
+    gatewayRssMb: { before: number; peak: number };
+    /** CPU the gateway used per second of each window: the attack's cost is the difference, which wall-clock noise does not move. */
+    gatewayCpuMsPerSecond: { without: number; with: number };
+    probe?: string;
+  }>;
 }
 
 /** Ethereum Sepolia on the stub for the legitimate load; the ledger testnet and Ethereum mainnet on the sandbox. */
@@ -134,6 +142,13 @@ async function keyedBlockNumber(base: string, key: string): Promise<string> {
   }
 }
 
+/** The legitimate load, and the CPU the gateway used meanwhile, ms per second of the window. */
+async function keyedLoad(gw: Child, url: string, headers: Record<string, string>) {
+  const [cpu, started] = [cpuMsOf(gw.pid), performance.now()];
+  const figures = await load(url, [call('eth_chainId', [])], headers, SECONDS, CONNECTIONS);
+  return { figures, cpuMsPerSecond: ((cpuMsOf(gw.pid) - cpu) * 1000) / (performance.now() - started) };
+}
+
 /** A run that got no answer at all waited the whole run: its p99 is at least that long. */
 const p99 = (f: Figures) => (f.total === 0 ? SECONDS * 1000 : f.p99);
 
@@ -154,12 +169,12 @@ async function underAttack(kind: AttackKind, gw: Child, url: string, headers: Re
   await next();
   let peak = rssOf(gw.pid);
   const sampler = setInterval(() => (peak = Math.max(peak, rssOf(gw.pid))), 200);
-  const [figures, probed] = await Promise.all([load(url, [call('eth_chainId', [])], headers, SECONDS, CONNECTIONS), probe?.run(gw.info.url, headers['x-api-key'])]);
+  const [{ figures, cpuMsPerSecond }, probed] = await Promise.all([keyedLoad(gw, url, headers), probe?.run(gw.info.url, headers['x-api-key'])]);
   clearInterval(sampler);
   attacker.send('stop');
   const { stats } = (await next()) as { stats: AttackerStats };
   await exited;
-  return { figures, stats, rss: { before: mb(before), peak: mb(peak) }, probe: probe && `${probe.name}: ${probed}` };
+  return { figures, cpuMsPerSecond, stats, rss: { before: mb(before), peak: mb(peak) }, probe: probe && `${probe.name}: ${probed}` };
 }
 
 async function measureAttack({ kind, uses, probe }: (typeof ATTACKS)[number], stub: Child): Promise<AttackFigures> {
@@ -169,12 +184,15 @@ async function measureAttack({ kind, uses, probe }: (typeof ATTACKS)[number], st
     const url = `${gw.info.url}/ethereum-sepolia/rpc`;
     const headers = { 'x-api-key': gw.info.key! };
     await warm(gw.info.url, gw.info.key!, uses);
-    await load(url, [call('eth_chainId', [])], headers, 1, CONNECTIONS);
+    // As long as the other sections warm up: after 1 s the first run's p99 without the attack was still the JIT's,
+    // up to 3 times the later runs', which flattered that run's ratio.
+    await load(url, [call('eth_chainId', [])], headers, WARMUP_SECONDS, CONNECTIONS);
     const runs: AttackFigures['runs'] = [];
     for (let i = 0; i < RUNS; i++) {
-      const without = await load(url, [call('eth_chainId', [])], headers, SECONDS, CONNECTIONS);
+      const alone = await keyedLoad(gw, url, headers);
       const attacked = await underAttack(kind, gw, url, headers, probe);
-      runs.push({ without, with: attacked.figures, attacker: attacked.stats, gatewayRssMb: attacked.rss, probe: attacked.probe });
+      const gatewayCpuMsPerSecond = { without: alone.cpuMsPerSecond, with: attacked.cpuMsPerSecond };
+      runs.push({ without: alone.figures, with: attacked.figures, attacker: attacked.stats, gatewayRssMb: attacked.rss, gatewayCpuMsPerSecond, probe: attacked.probe });
       await settle(url, gw.info.key!);
     }
     const p99Without = median(runs.map((r) => p99(r.without)));
@@ -200,7 +218,8 @@ function describe(run: AttackFigures['runs'][number]): string {
     `attacker: ${fmt(a.sent)} sent, ${fmt(a.accepted)} accepted, ${fmt(a.refused)} refused, ${fmt(a.failed)} failed, ` +
     `${fmt(a.sent - a.accepted - a.refused - a.failed)} unanswered at the end, ${fmt(a.bytesSent / 1024)} KB sent, ` +
     `${fmt(a.bytesReceived / 1024)} KB received, ${fmt(a.socketsOpen)} sockets open at most${answers ? ` (${answers})` : ''}${a.note ? `; ${a.note}` : ''}; ` +
-    `gateway RSS ${run.gatewayRssMb.before} -> ${run.gatewayRssMb.peak} MB${run.probe ? `; ${run.probe}` : ''}` +
+    `gateway RSS ${run.gatewayRssMb.before} -> ${run.gatewayRssMb.peak} MB, CPU ${fmt(run.gatewayCpuMsPerSecond.without)} ms/s alone, ` +
+    `${fmt(run.gatewayCpuMsPerSecond.with)} under attack${run.probe ? `; ${run.probe}` : ''}` +
     `${lost > 0 ? `; legitimate load: ${fmt(run.with.non2xx)} non-2xx, ${fmt(run.with.errors)} errors` : ''}${none}`
   );
 }
