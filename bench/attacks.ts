@@ -30,7 +30,7 @@ const SEPOLIA_CHAIN_ID = '0xaa36a7';
 const CORES = availableParallelism();
 let pinned = false;
 
-function pin(pid: number, cpus: string): boolean {
+export function pin(pid: number, cpus: string): boolean {
   try {
     execFileSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' });
     return true;
@@ -48,7 +48,7 @@ interface Probe {
   run(base: string, key: string): Promise<string>;
 }
 
-const ATTACKS: Array<{ kind: AttackKind; name: string; uses: Uses[]; probe?: Probe }> = [
+export const ATTACKS: Array<{ kind: AttackKind; name: string; uses: Uses[]; probe?: Probe }> = [
   // The control: the same alternation with an attacker that sends nothing. Its ratios are what the shared machine's
   // noise alone makes of two runs, the floor under which an attack's ratio says nothing.
   { kind: 'none', name: '0. no attack (the noise between two runs)', uses: [] },
@@ -156,8 +156,11 @@ async function keyedLoad(gw: Child, url: string, headers: Record<string, string>
 /** A run that got no answer at all waited the whole run: its p99 is at least that long. */
 const p99 = (f: Figures) => (f.total === 0 ? SECONDS * 1000 : f.p99);
 
-/** One run beside the attack: the attacker ramps up in its own process, then the legitimate load runs. */
-async function underAttack(kind: AttackKind, gw: Child, url: string, headers: Record<string, string>, probe?: Probe) {
+/**
+ * The attacker of `kind` forked against `gw` (on core 0 alone when the section pinned itself): `ready` once its attack
+ * has ramped up; `stop` ends it and gives what it achieved.
+ */
+export function startAttacker(kind: AttackKind, gw: Child, onCore0 = pinned) {
   const job: AttackJob = { kind, base: gw.info.url, freeKey: gw.info.keys!.free, maxSeconds: SECONDS + 20 };
   const attacker = fork(fileURLToPath(new URL('./attacker.ts', import.meta.url)), [JSON.stringify(job)], { execArgv: ['--import', 'tsx'] });
   const messages: unknown[] = [];
@@ -167,23 +170,42 @@ async function underAttack(kind: AttackKind, gw: Child, url: string, headers: Re
     while (messages.length === 0) await new Promise<void>((r) => (wake = r));
     return messages.shift();
   };
-  if (pinned) pin(attacker.pid!, '0');
+  if (onCore0) pin(attacker.pid!, '0');
   const exited = new Promise((r) => attacker.once('exit', r));
+  return {
+    ready: next().then(() => {}),
+    async stop(): Promise<AttackerStats> {
+      attacker.send('stop');
+      const { stats } = (await next()) as { stats: AttackerStats };
+      await exited;
+      return stats;
+    },
+  };
+}
+
+/** One run beside the attack: the attacker ramps up in its own process, then the legitimate load runs. */
+async function underAttack(kind: AttackKind, gw: Child, url: string, headers: Record<string, string>, probe?: Probe) {
+  const attacker = startAttacker(kind, gw);
   const before = rssOf(gw.pid);
-  await next();
+  await attacker.ready;
   let peak = rssOf(gw.pid);
   const sampler = setInterval(() => (peak = Math.max(peak, rssOf(gw.pid))), 200);
   const [{ figures, cpuMsPerSecond }, probed] = await Promise.all([keyedLoad(gw, url, headers), probe?.run(gw.info.url, headers['x-api-key'])]);
   clearInterval(sampler);
-  attacker.send('stop');
-  const { stats } = (await next()) as { stats: AttackerStats };
-  await exited;
+  const stats = await attacker.stop();
   return { figures, cpuMsPerSecond, stats, rss: { before: mb(before), peak: mb(peak) }, probe: probe && `${probe.name}: ${probed}` };
 }
 
+/** A fresh gateway as each attack meets it: the catalogue's free plan (key `free`) and the sandbox, as `npm start` has it. */
+export const attackedGateway = (stub: Child) =>
+  gateway(chains(stub.info.url), 'memory', undefined, { plans: { free: defaultPlans().free }, sandbox: { enabled: true }, keys: { free: 'free' } });
+
+/** What every attack may reach, started. */
+export const warmAll = (gw: Child) => warm(gw.info.url, gw.info.key!, ['ledger', 'evm', 'mcp']);
+
 async function measureAttack({ kind, uses, probe }: (typeof ATTACKS)[number], stub: Child): Promise<AttackFigures> {
   const loadAverage = loadavg()[0];
-  const gw = await gateway(chains(stub.info.url), 'memory', undefined, { plans: { free: defaultPlans().free }, sandbox: { enabled: true }, keys: { free: 'free' } });
+  const gw = await attackedGateway(stub);
   try {
     const url = `${gw.info.url}/ethereum-sepolia/rpc`;
     const headers = { 'x-api-key': gw.info.key! };
@@ -228,9 +250,12 @@ function describe(run: AttackFigures['runs'][number]): string {
   );
 }
 
+/** The upstream stub of the legitimate load. */
+export const sepoliaStub = () => constantServer(`{"jsonrpc":"2.0","id":1,"result":"${SEPOLIA_CHAIN_ID}"}`, SEPOLIA_CHAIN_ID);
+
 export async function attacks(): Promise<Record<string, AttackFigures>> {
   pinned = CORES >= 2 && pin(process.pid, `1-${CORES - 1}`);
-  const stub = await constantServer(`{"jsonrpc":"2.0","id":1,"result":"${SEPOLIA_CHAIN_ID}"}`, SEPOLIA_CHAIN_ID);
+  const stub = await sepoliaStub();
   const results: Record<string, AttackFigures> = {};
   const only = process.env.BENCH_ATTACKS?.split(',');
   try {
