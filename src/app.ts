@@ -6,6 +6,7 @@ import { Edge } from './edge/edge.js';
 import { createOps, type ReadinessCheck } from './edge/ops.js';
 import { PrivateListener, privatePort } from './edge/privateListener.js';
 import { createPublicServer } from './edge/publicServer.js';
+import { tarpitOf } from './edge/tarpit.js';
 import { OPS_PATHS, Router, type ApiKind, type NetworkRef } from './edge/route.js';
 import type { ApiHandler } from './edge/types.js';
 import type { NetworkUpstreams, UpstreamResolver } from './edge/upstreams.js';
@@ -110,7 +111,8 @@ export async function startGateway(config: Config, opts: GatewayOptions = {}): P
   const backends = new Backends(config, upstreams, local, logger, filters, hbar, shared, caches, submissions);
   backends.checkConfiguredUpstreams(router.networks());
 
-  const server = createPublicServer(config.server);
+  const tarpit = tarpitOf(config.server);
+  const server = createPublicServer(config.server, tarpit);
   server.listen(config.server.port, config.server.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
@@ -191,7 +193,7 @@ export async function startGateway(config: Config, opts: GatewayOptions = {}): P
     ops: ops.publicHandler,
     usage: createUsageHandler({ sources: usageSources, verifier }),
   };
-  edge = new Edge({ config, router, verifier, limiter, handlers, logger });
+  edge = new Edge({ config, router, verifier, limiter, handlers, logger, tarpit });
 
   const privateListener = new PrivateListener({ host: config.private.host, port: privatePort(config), logger });
   for (const path of OPS_PATHS) privateListener.mount(path, ops.privateHandler);

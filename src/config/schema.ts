@@ -224,9 +224,23 @@ export const configSchema = z.object({
         .min(0)
         .default(256)
         .describe(
-          'Open TCP connections one remote address may hold on the public listener (0: no bound); more are answered 429 and closed. Counted by connection address, so not applied when server.clientIpHeader names a trusted proxy (every connection is then the proxy\'s): bound connections per client at the proxy',
+          'Open TCP connections one remote address may hold on the public listener (0: no bound); more are held (refusalDelayMs), then answered 429 and closed. Counted by connection address, so not applied when server.clientIpHeader names a trusted proxy (every connection is then the proxy\'s): bound connections per client at the proxy',
         ),
       maxBatchSize: z.number().int().positive().default(1000).describe('Most calls in one JSON-RPC batch'),
+      refusalDelayMs: z
+        .number()
+        .int()
+        .min(0)
+        .default(1_000)
+        .describe(
+          'How long a refusal for a spent budget (429, with a key or without, a WebSocket handshake\'s included) is held, its connection unread, before it is written; a handshake past its address\'s waiting sockets is held wsAuthTimeoutMs and a connection past maxConnectionsPerClient headersTimeoutMs, if longer (0: every refusal at once). A client that retries at once then makes one attempt per connection per delay, not thousands a second',
+        ),
+      maxDelayedRefusals: z
+        .number()
+        .int()
+        .min(0)
+        .default(4_096)
+        .describe('Refusals held at once (each holds a connection open, so mind the file descriptor limit); past this they are written at once'),
       upstreamTimeoutMs: z.number().int().positive().default(10_000).describe('Timeout of one upstream attempt'),
       upstreamConnections: z
         .number()

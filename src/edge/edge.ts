@@ -19,6 +19,7 @@ import { rawJsonError, refuseSocket, writeJsonError } from './plainError.js';
 import { ResponseHeaders } from './responseHeaders.js';
 import { redactPath, type ApiKind, type Route, type Router } from './route.js';
 import { SocketGate } from './sockets.js';
+import { tarpitOf, type Tarpit } from './tarpit.js';
 import type { Admission, ApiContext, ApiHandler, Caller } from './types.js';
 
 export interface EdgeOptions {
@@ -30,7 +31,15 @@ export interface EdgeOptions {
   logger: Logger;
   /** Clock of the keyless budget, in ms; tests inject one. */
   now?: () => number;
+  /** Where budget refusals wait before they are written: the public server's, so one bound holds them all. */
+  tarpit?: Tarpit;
 }
+
+/**
+ * Refusals a client past its budget repeats in a loop: held before they are written. Other refusals (a bad key, a
+ * body too large) are answered at once, as a client that gets one has something to fix rather than a time to wait.
+ */
+const HELD = new Set(['KEYLESS_LIMITED', 'RATE_LIMITED', 'QUOTA_EXHAUSTED']);
 
 /** APIs a browser app may call from another origin; their answers carry permissive CORS headers. */
 const CORS_APIS = new Set<ApiKind>(['rpc', 'rest', 'graphql', 'beta-graphql']);
@@ -62,10 +71,12 @@ export class Edge {
   private readonly sockets: SocketGate;
   /** Requests without a key, per client address: whoever sends them is not known, so their address pays. */
   private readonly keyless: ClientBudget;
+  private readonly tarpit: Tarpit;
 
   constructor(private readonly opts: EdgeOptions) {
     const { server, keys, limits } = opts.config;
     this.keyless = new ClientBudget({ perSecond: limits.keylessPerSecond, now: opts.now });
+    this.tarpit = opts.tarpit ?? tarpitOf(server);
     this.sockets = new SocketGate({
       maxPayloadBytes: server.wsMaxPayloadBytes,
       maxUnauthenticated: server.wsMaxUnauthenticated,
@@ -78,6 +89,7 @@ export class Edge {
         const client = clientAddress(req, server.clientIpHeader);
         return { client, refused: this.keyless.tryCharge(client, 1) };
       },
+      tarpit: this.tarpit,
       charge: async (caller, cost, route) => void (await this.charge(caller, cost, route)),
     });
   }
@@ -129,7 +141,10 @@ export class Edge {
       // A flood of keyless requests past their address's budget would write a line per refusal: they are counted
       // (gateway_limit_refusals_total{reason="keyless"}) and logged at debug.
       if (gatewayError.errorName === 'KEYLESS_LIMITED') ctx.quiet = true;
-      handler.renderError(gatewayError, ctx);
+      if (!HELD.has(gatewayError.errorName)) return handler.renderError(gatewayError, ctx);
+      // Logged and counted as refused even if the client leaves while it is held.
+      res.statusCode = gatewayError.http;
+      this.tarpit.hold('budget', () => !res.destroyed && handler.renderError(gatewayError, ctx));
     });
   };
 
@@ -162,6 +177,7 @@ export class Edge {
   /** Stops taking new requests and resolves when the ones in flight are done (or the grace period ends). */
   async drain(graceMs: number): Promise<void> {
     this.draining = true;
+    this.tarpit.flush();
     if (this.inFlight === 0) return;
     await Promise.race([new Promise<void>((r) => this.idleWaiters.push(r)), new Promise((r) => setTimeout(r, graceMs).unref())]);
   }

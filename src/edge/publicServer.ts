@@ -10,6 +10,7 @@ import type { Config } from '../config/schema.js';
 import { GatewayError } from '../errors.js';
 import { registry } from '../metrics.js';
 import { rawJsonError } from './plainError.js';
+import { tarpitOf, type Tarpit } from './tarpit.js';
 
 export const refusedConnections = new Counter({
   name: 'gateway_connections_refused_total',
@@ -17,8 +18,11 @@ export const refusedConnections = new Counter({
   registers: [registry],
 });
 
-/** A server whose header, request and keep-alive timeouts come from the config, bounding connections per address. */
-export function createPublicServer(config: Config['server']): http.Server {
+/**
+ * A server whose header, request and keep-alive timeouts come from the config, bounding connections per address; a
+ * refused connection waits in `tarpit` (the edge's, so that one bound holds every kind of held refusal).
+ */
+export function createPublicServer(config: Config['server'], tarpit = tarpitOf(config)): http.Server {
   const server = http.createServer({
     headersTimeout: config.headersTimeoutMs,
     requestTimeout: config.requestTimeoutMs,
@@ -28,16 +32,16 @@ export function createPublicServer(config: Config['server']): http.Server {
   });
   // Behind a trusted proxy (clientIpHeader set) every connection comes from the proxy: bounding its address would cap
   // the whole gateway, so the bound is the proxy's to keep there.
-  if (config.maxConnectionsPerClient > 0 && !config.clientIpHeader) boundConnectionsPerClient(server, config.maxConnectionsPerClient);
+  if (config.maxConnectionsPerClient > 0 && !config.clientIpHeader) boundConnectionsPerClient(server, config.maxConnectionsPerClient, tarpit);
   return server;
 }
 
 /**
- * Counts open connections by remote address; one past `max` is answered 429 and closed. The HTTP server's own
- * connection listener runs only for connections under the bound, so a refused one never reaches its parser and no
- * request on it is ever handled.
+ * Counts open connections by remote address; one past `max` is held unread in the tarpit, then answered 429 and
+ * closed. The HTTP server's own connection listener runs only for connections under the bound, so a refused one never
+ * reaches its parser and no request on it is ever handled. Held, it is not counted: the tarpit bounds those.
  */
-function boundConnectionsPerClient(server: http.Server, max: number): void {
+function boundConnectionsPerClient(server: http.Server, max: number, tarpit: Tarpit): void {
   const open = new Map<string, number>();
   const [serveHttp] = server.listeners('connection') as Array<(socket: Socket) => void>;
   // Made once: a client past its bound may be reconnecting thousands of times a second.
@@ -47,7 +51,10 @@ function boundConnectionsPerClient(server: http.Server, max: number): void {
     const address = socket.remoteAddress ?? '';
     const held = open.get(address) ?? 0;
     if (held >= max) {
-      refuse(socket, refusal);
+      refusedConnections.inc();
+      // A client that resets the connection while it is held must not make the later write throw.
+      socket.on('error', destroySelf);
+      tarpit.hold('connection', () => refuse(socket, refusal));
       return;
     }
     open.set(address, held + 1);
@@ -61,8 +68,7 @@ function boundConnectionsPerClient(server: http.Server, max: number): void {
 }
 
 function refuse(socket: Socket, answer: Buffer): void {
-  refusedConnections.inc();
-  socket.on('error', destroySelf);
+  if (socket.destroyed) return;
   // Whatever the client sent is read and dropped, so closing after the answer is a clean close, not a reset that
   // could discard the answer.
   socket.resume();

@@ -13,6 +13,7 @@ import { extractKey } from '../keys/extract.js';
 import { refusalError } from '../limits/headers.js';
 import type { LimitDecision } from '../limits/types.js';
 import { PendingSockets } from './pendingSockets.js';
+import type { HeldRefusal, Tarpit } from './tarpit.js';
 import { RawRefusals, refuseSocket } from './plainError.js';
 import type { Route } from './route.js';
 import type { VerifiedKey } from '../keys/types.js';
@@ -33,6 +34,8 @@ export interface SocketGateOptions {
   chargeKeyless(req: IncomingMessage): { client: string; refused?: LimitDecision };
   /** Charges `cost` requests to the caller; throws a GatewayError on refusal. */
   charge(caller: Caller, cost: number, route: Route): Promise<void>;
+  /** Where a keyless handshake's refusal waits before it is written. */
+  tarpit: Tarpit;
 }
 
 /** How long open sockets get to close cleanly at shutdown before they are cut off. */
@@ -56,8 +59,9 @@ export class SocketGate {
   /**
    * Handshake: the subprotocol, then a key in the handshake, verified (refused at the HTTP level when bad; the promise
    * settles then), else the client's budget and a waiting slot, taken before anything is awaited. A keyless refusal is
-   * an answer made once, written, and the socket closed: a flood of keyless handshakes costs the gateway little more
-   * than its connections. Throws a GatewayError for a handshake refused outright (no subprotocol, two keys).
+   * an answer made once, held in the tarpit, written, and the socket closed: a flood of keyless handshakes costs the
+   * gateway little more than its connections, and a client that retries when refused makes one attempt per socket
+   * per held refusal. Throws a GatewayError for a handshake refused outright (no subprotocol, two keys).
    */
   accept(endpoint: SocketEndpoint, req: IncomingMessage, socket: Duplex, head: Buffer, route: Route, requestId: string): Promise<void> | undefined {
     const offered = new Set(String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim()).filter(Boolean));
@@ -69,11 +73,16 @@ export class SocketGate {
     const { client, refused } = this.opts.chargeKeyless(req);
     if (refused) {
       const kind = `keyless ${refused.remaining} ${refused.resetSeconds} ${refused.retryAfterSeconds} ${refused.detail ?? ''}`;
-      return void refuseSocket(socket, this.refusals.get(kind, () => refusalError(refused)));
+      return void this.refuseLater('budget', socket, this.refusals.get(kind, () => refusalError(refused)));
     }
     const slot = this.pending.take(client);
-    if (typeof slot !== 'function') return void refuseSocket(socket, this.refusals.get(slot, () => this.pending.refusal(slot)));
+    if (typeof slot !== 'function') return void this.refuseLater('waitingSocket', socket, this.refusals.get(slot, () => this.pending.refusal(slot)));
     this.open(endpoint, req, socket, head, route, requestId, protocol, undefined, slot);
+  }
+
+  /** A refusal held in the tarpit, then written and the socket closed (unless its client left meanwhile). */
+  private refuseLater(kind: HeldRefusal, socket: Duplex, answer: Buffer): void {
+    this.opts.tarpit.hold(kind, () => !socket.destroyed && refuseSocket(socket, answer));
   }
 
   private open(

@@ -9,6 +9,7 @@ import { loadConfig } from '../../src/config/load.js';
 import type { Config, ConfigInput } from '../../src/config/schema.js';
 import { Edge } from '../../src/edge/edge.js';
 import { createPublicServer } from '../../src/edge/publicServer.js';
+import { tarpitOf } from '../../src/edge/tarpit.js';
 import { Router, type ApiKind } from '../../src/edge/route.js';
 import type { ApiHandler } from '../../src/edge/types.js';
 import type { KeyStore } from '../../src/keys/store.js';
@@ -48,6 +49,12 @@ type Handlers = Partial<Record<ApiKind, ApiHandler>>;
  */
 export const KEYLESS_FOR_TESTS = { keylessPerSecond: 10_000 };
 
+/**
+ * Suites that refuse on purpose (budgets, connection bounds) get their refusals at once rather than after the
+ * tarpit's second each; the tarpit's own suite (test/edge/tarpit.test.ts) sets the delay.
+ */
+export const REFUSALS_FOR_TESTS = { refusalDelayMs: 0 };
+
 /** `handlers` may be built from the edge's router, for handlers that need it (MCP). */
 export async function startTestEdge(handlersOrBuild: Handlers | ((router: Router) => Handlers), opts: TestEdgeOptions = {}): Promise<TestEdge> {
   const { overrides = {} } = opts;
@@ -55,6 +62,7 @@ export async function startTestEdge(handlersOrBuild: Handlers | ((router: Router
     env: {},
     overrides: {
       ...overrides,
+      server: { ...REFUSALS_FOR_TESTS, ...overrides.server },
       keys: { dataDir: 'memory://', demoKey: false, ...overrides.keys },
       limits: { ...KEYLESS_FOR_TESTS, ...overrides.limits },
       log: { level: 'silent' },
@@ -66,8 +74,9 @@ export async function startTestEdge(handlersOrBuild: Handlers | ((router: Router
   const verifier = createKeyVerifier(store, config.keys, config.plans);
   const charged = new Map<string, number>();
   const limiter = counting(await createLimiter({ limits: config.limits, usage: store, now: opts.now }), charged);
-  const edge = new Edge({ config, router, verifier, limiter, handlers, logger: opts.logger ?? pino({ level: 'silent' }), now: opts.now });
-  const server = createPublicServer(config.server);
+  const tarpit = tarpitOf(config.server);
+  const edge = new Edge({ config, router, verifier, limiter, handlers, logger: opts.logger ?? pino({ level: 'silent' }), now: opts.now, tarpit });
+  const server = createPublicServer(config.server, tarpit);
   server.on('request', edge.handle);
   server.on('upgrade', edge.upgrade);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -3,7 +3,7 @@ import { defaultChains } from '../../src/config/catalogue.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { ConfigInput } from '../../src/config/schema.js';
 import type { KeyFlag } from '../../src/keys/store.js';
-import { KEYLESS_FOR_TESTS } from './edge.js';
+import { KEYLESS_FOR_TESTS, REFUSALS_FOR_TESTS } from './edge.js';
 import { sharedMemoryStore } from './keyStores.js';
 
 export interface TestGateway {
@@ -23,7 +23,7 @@ export async function startTestGateway(overrides: Partial<ConfigInput> = {}, gat
     env: {},
     overrides: {
       ...overrides,
-      server: { port: 0, ...overrides.server },
+      server: { port: 0, ...REFUSALS_FOR_TESTS, ...overrides.server },
       keys: { dataDir: 'memory://', demoKey: false, ...overrides.keys },
       limits: { ...KEYLESS_FOR_TESTS, ...overrides.limits },
       // No starting history unless a test asks for it: suites count blocks, nonces and balances from a clean start.
