@@ -141,7 +141,7 @@ export function contractResultRoutes(view: LedgerView, records: EthRecords): Rou
         const q = parseQuery(req.search, LIST_RULES, { order: 'desc' });
         const tinybar = inTinybar(q);
         // HTS transfers made through HAPI are listed too, as synthetic rows (syntheticResults.ts).
-        const shape = async (tx: LedgerTransaction) => (tx.ethHash ? detailed(await records.record(tx), tinybar) : syntheticResult(view, records, tx, tinybar));
+        const shape = async (tx: LedgerTransaction) => (tx.ethHash ? detailed(await records.record(tx), tinybar) : syntheticResult(view, tx, records.evmTransactionIndex(tx), tinybar));
         return list(req, q, records.listedTransactions(), shape);
       },
     },

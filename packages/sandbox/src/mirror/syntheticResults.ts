@@ -19,7 +19,6 @@
 import { entityNum, longZeroAddress } from '../ledger/ids.js';
 import type { LedgerTransaction, LedgerView } from '../ledger/view.js';
 import { WEIBAR_PER_TINYBAR, hexQuantity } from './format.js';
-import type { EthRecords } from './records.js';
 import { syntheticTransferLogs, type SyntheticLog } from './syntheticLogs.js';
 
 /** A fungible move's log (data is the amount); an NFT's carries its serial as a fourth topic instead. */
@@ -40,8 +39,11 @@ export function syntheticSender(view: LedgerView, tx: LedgerTransaction): string
   return view.account(tx.payerAccountId)?.evmAddress.toLowerCase() ?? null;
 }
 
-/** The row as `/contracts/results` lists it; the monetary field in tinybar or (`hbar=false`) weibar. */
-export function syntheticResult(view: LedgerView, records: EthRecords, tx: LedgerTransaction, tinybar: boolean): Record<string, unknown> {
+/**
+ * The row as `/contracts/results` lists it; the monetary field in tinybar or (`hbar=false`) weibar. `transactionIndex`
+ * is the transaction's EVM index in its block, as the records number it.
+ */
+export function syntheticResult(view: LedgerView, tx: LedgerTransaction, transactionIndex: number | null, tinybar: boolean): Record<string, unknown> {
   const log = firstMarkedLog(view, tx)!;
   const block = view.blockByNumber(tx.blockNumber);
   const gasPrice = BigInt(view.gasPriceTinybar());
@@ -76,7 +78,7 @@ export function syntheticResult(view: LedgerView, records: EthRecords, tx: Ledge
     status: '0x1',
     timestamp: tx.consensusTimestamp,
     to: log.address,
-    transaction_index: records.evmTransactionIndex(tx),
+    transaction_index: transactionIndex,
     type: 0,
     v: null,
   };
