@@ -76,6 +76,9 @@ const PROVISIONAL_SEED_S = 5;
 type ChargeReply = [status: number, aheadMicros: number, quotaLeft: number, lease: number];
 
 /** What this instance knows of a key's shared budget, and the requests Redis has leased it. */
+/** The plan's terms a lease was granted on: a lease is drawn on only while the key's plan and month match them. */
+type Terms = Pick<KeyView, 'month' | 'interval' | 'burst' | 'quota'>;
+
 interface KeyView {
   keyId: string;
   /** The shared TAT (ms) as Redis last answered it, leases included. */
@@ -99,7 +102,7 @@ interface KeyView {
 }
 
 /** The largest lease one instance asks for; it grows, up to this, with what the last one served. */
-const MAX_LEASE = 256;
+const MAX_LEASE = 2_048;
 /** A lease not drawn on for this long is returned, so that other instances can use it. */
 const IDLE_LEASE_MS = 200;
 
@@ -139,10 +142,13 @@ export class RedisLimiter implements Limiter {
   private readonly seeding = new Map<string, Promise<void>>();
   private readonly charges: ScriptBatch<ChargeReply>;
   private readonly membership: Membership;
-  /** Per rate key; its TAT is also where the local share starts when Redis becomes unreachable. */
+  /**
+   * Per key id (the verified key's own string, whose hash V8 keeps: a rate key built per request was hashed anew
+   * each time); its TAT is also where the local share starts when Redis becomes unreachable.
+   */
   private readonly views = lruOf<string, KeyView>(100_000);
   /** Views holding a lease, checked for idle ones to return. */
-  private readonly leased = new Map<string, KeyView>();
+  private readonly leased = new Set<KeyView>();
   private readonly returner: NodeJS.Timeout;
   private epoch = 0;
   /**
@@ -178,15 +184,20 @@ export class RedisLimiter implements Limiter {
   async charge(key: VerifiedKey, cost: number, tags?: UsageTags): Promise<LimitDecision> {
     const now = this.opts.now();
     const month = monthOf(now);
+    const interval = intervalMs(key.plan.requestsPerSecond);
+    // The leased path, most requests of a busy key, builds no key names and no objects of its own.
+    const view = this.leasing() ? this.viewOf(key.id, now) : undefined;
+    const leased = view && view.month === month && view.interval === interval && this.fromLease(view, now, cost, tags);
+    return leased || this.decide(key, cost, tags, now, month, interval, view);
+  }
+
+  /** A charge decided in Redis (with the lease it asks for), or by the failure policy. */
+  private async decide(key: VerifiedKey, cost: number, tags: UsageTags | undefined, now: number, month: string, interval: number, view: KeyView | undefined): Promise<LimitDecision> {
     const limit = key.plan.requestsPerSecond;
-    const interval = intervalMs(limit);
     const rateKey = `gw:{${key.id}}:r`;
     const quotaKey = `gw:{${key.id}}:q:${month}`;
     const burst = burstMs(interval);
-    const of = { keyId: key.id, month, interval, burst, quota: key.plan.monthlyQuota };
-    const view = this.leasing() ? this.viewOf(rateKey, of, now) : undefined;
-    const leased = view && this.fromLease(view, now, cost, tags);
-    if (leased) return leased;
+    const of: Terms = { month, interval, burst, quota: key.plan.monthlyQuota };
     const carried = this.carried(rateKey, key.id);
     const want = view && !view.asking ? this.wantOf(view) : 0;
     if (want) view!.asking = true;
@@ -213,7 +224,7 @@ export class RedisLimiter implements Limiter {
     if (view) view.waiting--;
     this.markUp();
     this.decidedLocally.delete(rateKey);
-    this.see(rateKey, now, reply, of, want > 0);
+    this.see(key.id, now, reply, of, want > 0);
     // Refused, but a lease granted to a request just before this one in the same batch may admit it.
     const lateLease = reply[0] === 0 && view && this.fromLease(view, now, cost, tags);
     if (lateLease) return lateLease;
@@ -268,7 +279,7 @@ export class RedisLimiter implements Limiter {
     if (this.decidedLocally.has(rateKey)) return;
     const setBack = this.membership.rank * interval;
     this.decidedLocally.set(rateKey, setBack);
-    const view = this.views.get(rateKey);
+    const view = this.views.get(keyId);
     if (view) this.opts.fallback!.adoptTat(keyId, view.tat - setBack);
   }
 
@@ -298,32 +309,29 @@ export class RedisLimiter implements Limiter {
     view.used += cost;
     view.usedAt = now;
     this.opts.recorder.admitted(view.keyId, now, cost, tags);
-    if (view.credit < view.used && !view.asking) void this.topUp(this.rateKeyOf(view), view, now);
+    if (view.credit < view.used && !view.asking) void this.topUp(view, now);
     const limit = 1_000 / view.interval;
     return fromGcra(outcomeAt(true, Math.max(0, view.tat - now), view.interval, cost), limit, 'rate');
   }
 
-  private rateKeyOf(view: KeyView): string {
-    return `gw:{${view.keyId}}:r`;
-  }
-
-  private viewOf(rateKey: string, of: Pick<KeyView, 'keyId' | 'month' | 'interval' | 'burst' | 'quota'>, now: number): KeyView {
-    let view = this.views.get(rateKey);
+  /** The key's view; a new one holds no lease, and takes its terms from the first answer that grants one. */
+  private viewOf(keyId: string, now: number): KeyView {
+    let view = this.views.get(keyId);
     if (!view) {
-      view = { ...of, tat: 0, credit: 0, used: 0, usedAt: now, asking: false, waiting: 0, epoch: this.epoch };
-      this.views.set(rateKey, view);
+      view = { keyId, month: '', interval: 0, burst: 0, quota: 0, tat: 0, credit: 0, used: 0, usedAt: now, asking: false, waiting: 0, epoch: this.epoch };
+      this.views.set(keyId, view);
     }
     return view;
   }
 
   /** Asks for more lease (a charge of nothing) in the background. */
-  private async topUp(rateKey: string, view: KeyView, now: number): Promise<void> {
+  private async topUp(view: KeyView, now: number): Promise<void> {
     view.asking = true;
     const want = this.wantOf(view);
     try {
-      const reply = await this.charges.call([rateKey, `gw:{${view.keyId}}:q:${view.month}`], [now, view.interval, 0, view.burst, view.quota, 0, want, this.membership.alive]);
+      const reply = await this.charges.call([`gw:{${view.keyId}}:r`, `gw:{${view.keyId}}:q:${view.month}`], [now, view.interval, 0, view.burst, view.quota, 0, want, this.membership.alive]);
       // A missing month count (Redis restarted empty) is seeded by the next request that waits for Redis.
-      if (reply[0] !== -1) this.see(rateKey, now, reply, view, true);
+      if (reply[0] !== -1) this.see(view.keyId, now, reply, view, true);
     } catch (err) {
       limiterBackendErrors.inc({ backend: 'redis' });
       this.markDown(err);
@@ -333,14 +341,20 @@ export class RedisLimiter implements Limiter {
   }
 
   /** Records Redis's answer in the key's view, with the lease it granted. */
-  private see(rateKey: string, now: number, reply: ChargeReply, of: Pick<KeyView, 'keyId' | 'month' | 'interval' | 'burst' | 'quota'>, asked: boolean): void {
-    const view = this.viewOf(rateKey, of, now);
+  private see(keyId: string, now: number, reply: ChargeReply, terms: Terms, asked: boolean): void {
+    const view = this.viewOf(keyId, now);
     if (asked) view.asking = false;
     view.tat = now + reply[1] / 1_000;
     if (reply[3] > 0) {
       if (view.epoch !== this.epoch) view.credit = 0;
-      Object.assign(view, of, { epoch: this.epoch, credit: view.credit + reply[3], usedAt: now });
-      this.leased.set(rateKey, view);
+      view.month = terms.month;
+      view.interval = terms.interval;
+      view.burst = terms.burst;
+      view.quota = terms.quota;
+      view.epoch = this.epoch;
+      view.credit += reply[3];
+      view.usedAt = now;
+      this.leased.add(view);
     }
   }
 
@@ -348,15 +362,14 @@ export class RedisLimiter implements Limiter {
   private returnIdle(all: boolean): Promise<unknown> {
     const now = this.opts.now();
     const returns: Array<Promise<unknown>> = [];
-    for (const [rateKey, view] of this.leased) {
+    for (const view of this.leased) {
       if (view.asking || (!all && now - view.usedAt < IDLE_LEASE_MS)) continue;
-      this.leased.delete(rateKey);
+      this.leased.delete(view);
       const unused = view.credit;
       view.credit = 0;
       if (unused <= 0 || view.epoch !== this.epoch) continue;
-      const quotaKey = `gw:{${view.keyId}}:q:${view.month}`;
       // Lost if Redis is unreachable: the lease then lapses as the key's TAT passes.
-      returns.push(this.charges.call([rateKey, quotaKey], [now, view.interval, -unused, view.burst, view.quota, 0, 0, 1]).catch(() => undefined));
+      returns.push(this.charges.call([`gw:{${view.keyId}}:r`, `gw:{${view.keyId}}:q:${view.month}`], [now, view.interval, -unused, view.burst, view.quota, 0, 0, 1]).catch(() => undefined));
     }
     return Promise.all(returns);
   }
