@@ -57,14 +57,28 @@ export function officialRelayEnv(acceptanceEnv: Record<string, string>, sb: Sand
   };
 }
 
-export async function startOfficialRelay(relayDir: string, acceptanceEnv: Record<string, string>, sb: SandboxInfo, logDir: string): Promise<RelayUnderTest> {
+/**
+ * `settings` (`--official-setting KEY=VALUE`) override the official relay's environment last. A suite that changes the
+ * relay's settings for one group of tests (`overrideEnvsInMochaDescribe`, such as sendRawTransactionExtension's
+ * `ENABLE_NONCE_ORDERING` for its @nonce-ordering group) changes them only in its own process, which a relay in another
+ * process never sees: this is how such a group is run with the settings it asks for.
+ */
+export async function startOfficialRelay(
+  relayDir: string,
+  acceptanceEnv: Record<string, string>,
+  sb: SandboxInfo,
+  logDir: string,
+  settings: Record<string, string> = {},
+): Promise<RelayUnderTest> {
   const [httpPort, wsPort] = [await freePort(), await freePort()];
-  const proc = start(process.execPath, ['dist/index.js'], { cwd: relayDir, env: officialRelayEnv(acceptanceEnv, sb, httpPort, wsPort), logFile: path.join(logDir, 'official-relay.log') });
+  const env = { ...officialRelayEnv(acceptanceEnv, sb, httpPort, wsPort), ...settings };
+  const proc = start(process.execPath, ['dist/index.js'], { cwd: relayDir, env, logFile: path.join(logDir, 'official-relay.log') });
   await proc.waitFor(/WebSocket server listening/, 120_000).catch(async (err) => {
     await proc.stop();
     throw err;
   });
-  return { name: 'official', httpUrl: `http://127.0.0.1:${httpPort}`, wsUrl: `ws://127.0.0.1:${wsPort}`, process: proc, notes: ['debug API on, rate limits off, settings of tests/server/localAcceptance.env, newHeads on'] };
+  const notes = ['debug API on, rate limits off, settings of tests/server/localAcceptance.env, newHeads on', ...Object.entries(settings).map(([k, v]) => `${k}=${v}`)];
+  return { name: 'official', httpUrl: `http://127.0.0.1:${httpPort}`, wsUrl: `ws://127.0.0.1:${wsPort}`, process: proc, notes };
 }
 
 /**
