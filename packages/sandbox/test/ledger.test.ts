@@ -21,6 +21,7 @@ import { expect } from 'chai';
 import { Transaction, Wallet, getCreateAddress, type TransactionRequest } from 'ethers';
 import { startLedgerSandbox, type LedgerSandbox } from '../src/index.js';
 import { ANSWER_RUNTIME, deploymentOfSize } from '../src/initcode.js';
+import { submitSigned } from './submitSigned.js';
 
 const CHAIN_ID = 298;
 /** Init code of a contract whose runtime returns 42 for any call, and nothing more. */
@@ -120,9 +121,11 @@ describe('sandbox: ledger consensus node with the real SDK', () => {
   it('takes consecutive nonces sent at once in the order they arrive, and fails the one that arrives before its predecessor', async () => {
     const signAt = (n: number) => wallet.signTransaction({ type: 2, chainId: CHAIN_ID, nonce: n, gasLimit: 100_000, maxFeePerGas: GAS_PRICE, to: sandbox.accounts[1].address });
     const inOrder = await Promise.all([0, 1, 2, 3].map((i) => signAt(nonce + i)));
-    // Submitted in one go: every precheck answers OK, and each finds its predecessor handled before it.
-    const responses = await Promise.all(inOrder.map((raw) => ethereumTransaction(raw).execute(client)));
-    expect(await Promise.all(responses.map((r) => statusOf(r.getReceipt(client))))).to.deep.equal(['SUCCESS', 'SUCCESS', 'SUCCESS', 'SUCCESS']);
+    // Submitted in one go, straight to the node so that they arrive in this order (an SDK client's first request can
+    // reach the node after later ones): every precheck answers OK, and each finds its predecessor handled before it.
+    expect(await Promise.all(inOrder.map((raw) => submitSigned(sandbox.chain, raw)))).to.deep.equal(['OK', 'OK', 'OK', 'OK']);
+    await sandbox.chain.closePending();
+    expect(inOrder.map((raw) => sandbox.chain.transactionByEthHash(Transaction.from(raw).hash!)?.result)).to.deep.equal(['SUCCESS', 'SUCCESS', 'SUCCESS', 'SUCCESS']);
     nonce += 4;
     // The later nonce first: the precheck does not read nonces, handling does, in arrival order.
     const [early, late] = [await signAt(nonce + 1), await signAt(nonce)];
