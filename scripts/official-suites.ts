@@ -29,6 +29,7 @@ const { values, positionals } = parseArgs({
     relays: { type: 'string', default: 'official,ours' },
     report: { type: 'string' },
     exclude: { type: 'string' },
+    'official-setting': { type: 'string', multiple: true, default: [] },
     'suite-timeout-minutes': { type: 'string', default: '20' },
   },
 });
@@ -58,6 +59,12 @@ async function main(): Promise<number> {
   }
   const relayNames = values.relays!.split(',') as RelayName[];
   if (relayNames.some((r) => r !== 'official' && r !== 'ours')) throw new Error('--relays takes official, ours or both');
+  const officialSettings: Record<string, string> = {};
+  for (const setting of values['official-setting']!) {
+    const m = /^([A-Z0-9_]+)=(.*)$/.exec(setting);
+    if (!m) throw new Error(`--official-setting takes KEY=VALUE, not ${setting}`);
+    officialSettings[m[1]] = m[2];
+  }
 
   const cacheDir = path.resolve(process.env.OFFICIAL_SUITES_CACHE ?? path.join(homedir(), '.cache', 'official-suites'));
   const logDir = path.join(cacheDir, 'runs', new Date().toISOString().replace(/[:.]/g, '-'));
@@ -83,7 +90,7 @@ async function main(): Promise<number> {
     log(`sandbox: consensus ${sandbox.info.consensus}, mirror ${sandbox.info.mirrorOrigin}, operator ${sandbox.info.operatorId}`);
     const relays: RelayUnderTest[] = [];
     for (const name of relayNames) {
-      const relay = name === 'official' ? await startOfficialRelay(relayDir, acceptanceEnv, sandbox.info, logDir) : await startOurGateway(REPO, sandbox.info, logDir, logDir);
+      const relay = name === 'official' ? await startOfficialRelay(relayDir, acceptanceEnv, sandbox.info, logDir, officialSettings) : await startOurGateway(REPO, sandbox.info, logDir, logDir);
       stops.push(() => relay.process.stop());
       relays.push(relay);
       log(`${name}: ${relay.httpUrl.replace(/\/v1\/[^/]+\//, '/v1/<key>/')} (${relay.notes.join('; ')})`);

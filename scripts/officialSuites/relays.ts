@@ -26,9 +26,18 @@ const hex = (n: number) => `0x${n.toString(16)}`;
 /**
  * The official relay's settings: the suites' own local-acceptance file (tests/server/localAcceptance.env, which their
  * CI copies to .env), with the sandbox's network, mirror node and operator, its WebSocket server on, and what must
- * not be shared with other processes off (Redis, heap snapshots).
+ * not be shared with other processes off (Redis, heap snapshots); then `settings` (`--official-setting KEY=VALUE`)
+ * over all of them. A suite that changes the relay's settings for one group of tests (`overrideEnvsInMochaDescribe`,
+ * such as sendRawTransactionExtension's `ENABLE_NONCE_ORDERING` for its @nonce-ordering group) changes them only in
+ * its own process, which a relay in another process never sees: `settings` is how such a group runs as it asks.
  */
-export function officialRelayEnv(acceptanceEnv: Record<string, string>, sb: SandboxInfo, httpPort: number, wsPort: number): NodeJS.ProcessEnv {
+export function officialRelayEnv(
+  acceptanceEnv: Record<string, string>,
+  sb: SandboxInfo,
+  httpPort: number,
+  wsPort: number,
+  settings: Record<string, string> = {},
+): NodeJS.ProcessEnv {
   return {
     ...acceptanceEnv,
     PATH: process.env.PATH,
@@ -54,17 +63,26 @@ export function officialRelayEnv(acceptanceEnv: Record<string, string>, sb: Sand
     SERVER_HOST: '127.0.0.1',
     SERVER_PORT: String(httpPort),
     WEB_SOCKET_PORT: String(wsPort),
+    ...settings,
   };
 }
 
-export async function startOfficialRelay(relayDir: string, acceptanceEnv: Record<string, string>, sb: SandboxInfo, logDir: string): Promise<RelayUnderTest> {
+export async function startOfficialRelay(
+  relayDir: string,
+  acceptanceEnv: Record<string, string>,
+  sb: SandboxInfo,
+  logDir: string,
+  settings: Record<string, string> = {},
+): Promise<RelayUnderTest> {
   const [httpPort, wsPort] = [await freePort(), await freePort()];
-  const proc = start(process.execPath, ['dist/index.js'], { cwd: relayDir, env: officialRelayEnv(acceptanceEnv, sb, httpPort, wsPort), logFile: path.join(logDir, 'official-relay.log') });
+  const env = officialRelayEnv(acceptanceEnv, sb, httpPort, wsPort, settings);
+  const proc = start(process.execPath, ['dist/index.js'], { cwd: relayDir, env, logFile: path.join(logDir, 'official-relay.log') });
   await proc.waitFor(/WebSocket server listening/, 120_000).catch(async (err) => {
     await proc.stop();
     throw err;
   });
-  return { name: 'official', httpUrl: `http://127.0.0.1:${httpPort}`, wsUrl: `ws://127.0.0.1:${wsPort}`, process: proc, notes: ['debug API on, rate limits off, settings of tests/server/localAcceptance.env, newHeads on'] };
+  const notes = ['debug API on, rate limits off, settings of tests/server/localAcceptance.env, newHeads on', ...Object.entries(settings).map(([k, v]) => `${k}=${v}`)];
+  return { name: 'official', httpUrl: `http://127.0.0.1:${httpPort}`, wsUrl: `ws://127.0.0.1:${wsPort}`, process: proc, notes };
 }
 
 /**

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
+import { officialRelayEnv } from '../../scripts/officialSuites/relays.js';
 import { parseBanner } from '../../scripts/officialSuites/sandbox.js';
 import { failingOnBoth, parseReporterLines, regressions } from '../../scripts/officialSuites/results.js';
 import { sandboxBanner } from '../../packages/sandbox/src/banner.js';
@@ -86,5 +87,15 @@ describe('official-suites runner: reading the sandbox banner', function () {
     } finally {
       await sandbox.close();
     }
+  });
+});
+
+describe('official-suites runner: the official relay\'s settings', function () {
+  it('gives --official-setting values over the suites\' file and the runner\'s own, for a group that sets them in-process only', function () {
+    const sb = { chainId: 298, consensus: '127.0.0.1:50211', mirrorOrigin: 'http://127.0.0.1:5551', operatorId: '0.0.1011', operatorKey: 'key' } as Parameters<typeof officialRelayEnv>[1];
+    const file = { ENABLE_NONCE_ORDERING: 'false', USE_ASYNC_TX_PROCESSING: 'false' };
+    const env = officialRelayEnv(file, sb, 1, 2, { ENABLE_NONCE_ORDERING: 'true', REDIS_ENABLED: 'true' });
+    expect(env).to.include({ ENABLE_NONCE_ORDERING: 'true', REDIS_ENABLED: 'true', USE_ASYNC_TX_PROCESSING: 'false', SERVER_PORT: '1' });
+    expect(officialRelayEnv(file, sb, 1, 2)).to.include({ ENABLE_NONCE_ORDERING: 'false', REDIS_ENABLED: 'false' });
   });
 });

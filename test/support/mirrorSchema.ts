@@ -32,6 +32,17 @@ const ERRATA: Array<(spec: Spec) => void> = [
     const own = details.allOf.find((part) => part.properties?.failed_initcode);
     if (own?.properties) own.properties.failed_initcode.type = ['string', 'null'];
   },
+  // access_list is an array in the document, but null for a result without an Ethereum transaction (a consensus-node
+  // ContractCall or ContractCreate): contractResultDetailsViewModel.js sets it only from the Ethereum transaction, and
+  // spec test contracts/results/{id}/by-hash-no-eth-tx.json lists access_list: null.
+  (spec) => {
+    const schemas = spec.components.schemas as Record<string, { properties?: Record<string, { type?: unknown }>; allOf?: Array<{ properties?: Record<string, { type?: unknown }> }> }>;
+    for (const schema of Object.values(schemas)) {
+      for (const part of [schema, ...(schema.allOf ?? [])]) {
+        if (part.properties?.access_list?.type === 'array') part.properties.access_list.type = ['array', 'null'];
+      }
+    }
+  },
 ];
 
 let loaded: { spec: Spec; ajv: Ajv; templates: string[][] } | undefined;

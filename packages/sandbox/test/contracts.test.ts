@@ -142,6 +142,12 @@ describe('sandbox: ContractCreate and ContractCall through the consensus node', 
       expect(single.function_parameters).to.equal(abi.encodeFunctionData('greet', ['hi there']));
       expect(single.logs).to.have.length(1);
       expect(single.nonce).to.equal(null);
+      // No Ethereum transaction: the real node (v0.160 on) shows its chain id, type 0 and the fee schedule's gas price
+      // in tinybar, even with hbar=false, and no EIP-1559 fees or access list.
+      const shape = { chain_id: `0x${CHAIN_ID.toString(16)}`, type: 0, gas_price: '0x47', max_fee_per_gas: null, max_priority_fee_per_gas: null, access_list: null };
+      expect(single).to.include(shape);
+      expect(await mirror(`/api/v1/contracts/results/${hash}?hbar=false`)).to.include({ ...shape, amount: 5_000_000_000_000 });
+      expect(byTs.results[0]).to.include(shape);
       const txId = record.transactionId.toString().replace('@', '-').replace(/\.(\d+)$/, (_, n: string) => `-${n.padStart(9, '0')}`);
       expect((await mirror(`/api/v1/contracts/results/${txId}`)).hash).to.equal(hash);
       const listed = await mirror(`/api/v1/contracts/${contractId}/results`);
@@ -166,6 +172,50 @@ describe('sandbox: ContractCreate and ContractCall through the consensus node', 
       const event = abi.parseLog(logs.at(-1))!;
       // msg.sender is the payer's EVM address; msg.value is the payable amount in weibar (500 tinybar).
       expect([event.args[0].toLowerCase(), event.args[1], event.args[2]]).to.deep.equal([`0x${AccountId.fromString(sandbox.operator.accountId).toSolidityAddress()}`, 'hi there', 5_000_000_000_000n]);
+    });
+  });
+
+  describe('ContractExecute to an id without a contract, as the equivalence suite calls 0.0.556 and 0.0.751', () => {
+    const execute = (id: string, gas: number, amount = 0) =>
+      new ContractExecuteTransaction().setContractId(id).setGas(gas).setFunction('nxxixxkxxi').setPayableAmount(Hbar.fromTinybars(amount)).execute(client);
+    const recordOf = async (response: Awaited<ReturnType<typeof execute>>) =>
+      new TransactionRecordQuery().setTransactionId(response.transactionId).setValidateReceiptStatus(false).execute(client);
+    const hashOf = (record: Awaited<ReturnType<typeof recordOf>>) => `0x${Buffer.from(record.transactionHash).subarray(0, 32).toString('hex')}`;
+    const timestampOf = (record: Awaited<ReturnType<typeof recordOf>>) =>
+      `${record.consensusTimestamp.seconds}.${String(record.consensusTimestamp.nanos).padStart(9, '0')}`;
+
+    it('runs a system account without a precompile as an empty success that keeps the whole gas limit', async () => {
+      const record = await recordOf(await execute('0.0.556', 500_000));
+      expect(record.receipt.status).to.equal(Status.Success);
+      expect(record.contractFunctionResult!.bytes.length).to.equal(0);
+      expect(record.contractFunctionResult!.gasUsed.toNumber()).to.equal(500_000);
+      const result = await mirror(`/api/v1/contracts/0.0.556/results/${timestampOf(record)}`);
+      expect(result).to.include({ contract_id: '0.0.556', result: 'SUCCESS', status: '0x1', call_result: '0x', gas_used: 500_000 });
+      const { actions } = await mirror(`/api/v1/contracts/results/${hashOf(record)}/actions`);
+      expect(actions[0]).to.include({ call_type: 'PRECOMPILE', call_operation_type: 'CALL', result_data_type: 'OUTPUT', result_data: '0x' });
+    });
+
+    it('runs an account without code, or an id without an account, as an empty success', async () => {
+      for (const id of [sandbox.accounts[2].accountId, '0.0.751', '0.0.5000']) {
+        const record = await recordOf(await execute(id, 100_000));
+        expect(record.receipt.status, id).to.equal(Status.Success);
+        expect(record.contractFunctionResult!.gasUsed.toNumber(), id).to.be.below(100_000);
+        expect((await mirror(`/api/v1/contracts/${id}/results/${timestampOf(record)}`)).result, id).to.equal('SUCCESS');
+      }
+    });
+
+    it('halts value sent to an id without an account with INVALID_ALIAS_KEY, and moves none of it', async () => {
+      const record = await recordOf(await execute('0.0.5001', 100_000, 500));
+      expect(record.receipt.status).to.equal(Status.InvalidAliasKey);
+      expect(record.contractFunctionResult!.errorMessage).to.equal('INVALID_ALIAS_KEY');
+      expect(record.contractFunctionResult!.gasUsed.toNumber()).to.equal(100_000);
+      expect(record.transfers.some((t) => t.amount.toTinybars().toNumber() === 500)).to.equal(false);
+    });
+
+    it('refuses at precheck a gas limit under the call\'s intrinsic gas and the id 0.0.0', async () => {
+      const refusal = async (p: Promise<unknown>) => p.then(() => 'SUCCESS', (err) => String(err.status ?? err));
+      expect(await refusal(execute(contractId, 21_000))).to.equal('INSUFFICIENT_GAS');
+      expect(await refusal(execute('0.0.0', 100_000))).to.equal('INVALID_CONTRACT_ID');
     });
   });
 

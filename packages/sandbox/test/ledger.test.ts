@@ -21,6 +21,7 @@ import { expect } from 'chai';
 import { Transaction, Wallet, getCreateAddress, type TransactionRequest } from 'ethers';
 import { startLedgerSandbox, type LedgerSandbox } from '../src/index.js';
 import { ANSWER_RUNTIME, deploymentOfSize } from '../src/initcode.js';
+import { submitSigned } from './submitSigned.js';
 
 const CHAIN_ID = 298;
 /** Init code of a contract whose runtime returns 42 for any call, and nothing more. */
@@ -115,6 +116,37 @@ describe('sandbox: ledger consensus node with the real SDK', () => {
     const response = await ethereumTransaction(raw).execute(client);
     expect(await statusOf(response.getReceipt(client))).to.equal('ReceiptStatusError:WRONG_NONCE');
     expect(sandbox.chain.transactionByEthHash(Transaction.from(raw).hash!)).to.include({ result: 'WRONG_NONCE', evmExecuted: false });
+  });
+
+  it('takes consecutive nonces sent at once in the order they arrive, and fails the one that arrives before its predecessor', async () => {
+    const signAt = (n: number) => wallet.signTransaction({ type: 2, chainId: CHAIN_ID, nonce: n, gasLimit: 100_000, maxFeePerGas: GAS_PRICE, to: sandbox.accounts[1].address });
+    const inOrder = await Promise.all([0, 1, 2, 3].map((i) => signAt(nonce + i)));
+    // Submitted in one go, straight to the node so that they arrive in this order (an SDK client's first request can
+    // reach the node after later ones): every precheck answers OK, and each finds its predecessor handled before it.
+    expect(await Promise.all(inOrder.map((raw) => submitSigned(sandbox.chain, raw)))).to.deep.equal(['OK', 'OK', 'OK', 'OK']);
+    await sandbox.chain.closePending();
+    expect(inOrder.map((raw) => sandbox.chain.transactionByEthHash(Transaction.from(raw).hash!)?.result)).to.deep.equal(['SUCCESS', 'SUCCESS', 'SUCCESS', 'SUCCESS']);
+    nonce += 4;
+    // The later nonce first: the precheck does not read nonces, handling does, in arrival order.
+    const [early, late] = [await signAt(nonce + 1), await signAt(nonce)];
+    const ahead = await ethereumTransaction(early).execute(client);
+    const behind = await ethereumTransaction(late).execute(client);
+    expect(await statusOf(ahead.getReceipt(client))).to.equal('ReceiptStatusError:WRONG_NONCE');
+    expect(await statusOf(behind.getReceipt(client))).to.equal('SUCCESS');
+    nonce += 1;
+  });
+
+  it('refuses at precheck what the ingest\'s pure checks refuse: a gas limit under the intrinsic gas, value to the zero address', async () => {
+    const base = { type: 2, chainId: CHAIN_ID, nonce, maxFeePerGas: GAS_PRICE };
+    // 21,000 and 16 a non-zero byte of call data: 21,063 is one short for four such bytes.
+    const short = await wallet.signTransaction({ ...base, to: sandbox.accounts[1].address, data: '0x01020304', gasLimit: 21_063 });
+    expect(await statusOf(ethereumTransaction(short).execute(client))).to.equal('PrecheckStatusError:INSUFFICIENT_GAS');
+    const toZero = await wallet.signTransaction({ ...base, to: `0x${'0'.repeat(40)}`, value: 1n, gasLimit: 100_000 });
+    expect(await statusOf(ethereumTransaction(toZero).execute(client))).to.equal('PrecheckStatusError:INVALID_SOLIDITY_ADDRESS');
+    // Neither was recorded, so the nonce is still free.
+    expect(sandbox.chain.transactionByEthHash(Transaction.from(short).hash!)).to.equal(undefined);
+    const next = await sign({ to: sandbox.accounts[1].address, data: '0x01020304', gasLimit: 30_000 });
+    expect(await statusOf((await ethereumTransaction(next).execute(client)).getReceipt(client))).to.equal('SUCCESS');
   });
 
   it('reports an exceptional halt as CONTRACT_EXECUTION_EXCEPTION with the halt reason, and running out of gas as INSUFFICIENT_GAS', async () => {

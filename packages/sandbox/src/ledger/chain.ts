@@ -14,7 +14,7 @@ import { SigningKey, type Transaction } from 'ethers';
 import { PREFUNDED_WEIBAR, RELAY_OPERATOR_ED25519_KEY, TREASURY_ED25519_KEY, localNodeAccounts, sandboxAccounts, type SandboxAccount } from '../accounts.js';
 import { EvmNode, EvmRpcError } from '../evm.js';
 import { childHash, hollowCompletion, isAliasRef, isHollow, resolveAliases, type AccountBook, type ChildRecord } from './aliases.js';
-import { initcodeOf, settleContractRun, startContractRun, topFrame, type ContractOutcome, type ContractRun, type ContractWork } from './contracts.js';
+import { initcodeOf, intrinsicGas, settleContractRun, startContractRun, topFrame, type ContractOutcome, type ContractRun, type ContractWork } from './contracts.js';
 import { failedExecution } from './haltReasons.js';
 import { chargedGas, offeredGasPriceTinybar, settledGasCharges, upfrontGasCharges, type GasCharges } from './gasCharging.js';
 import { decodeSigned, withCallData } from './ethereum.js';
@@ -28,6 +28,7 @@ import type { NativeWork } from './nativeWork.js';
 import { keyRef, publicKeyOf } from './tokenDecode.js';
 import { HTS_ADDRESS, SystemContracts, type AccountAddresses } from './systemContracts.js';
 import { systemContractCalls, type AddressBook, type SystemContractCalls } from './systemContractCalls.js';
+import { longZeroCreationHalt, systemAccountNoop, type PresetOutcome } from './topLevelCall.js';
 import {
   ConsensusClock,
   canonicalTransactionIdString,
@@ -152,6 +153,8 @@ interface Handled {
   contractGasUsed?: bigint;
   /** An EVM execution's exceptional halt, by the consensus node's name for it. */
   haltReason?: string;
+  /** The network's outcome of the top-level call where the EVM here decides otherwise (topLevelCall.ts). */
+  preset?: PresetOutcome;
   /** An EthereumTransaction's gas taken before it ran (gasCharging.ts), and what the EVM was given to take its own. */
   gas?: { upfront: GasCharges; prepaidWeibar: bigint };
   /** The gas an executed EthereumTransaction was charged for. */
@@ -333,10 +336,19 @@ export class LedgerChain extends EventEmitter implements LedgerView {
 
   // ----- write side -----
 
-  /** Prechecks and queues an EthereumTransaction; returns the precheck status (OK when queued). */
+  /**
+   * Prechecks and queues an EthereumTransaction; returns the precheck status (OK when queued). The precheck is the
+   * ingest's: hiero-consensus-node IngestChecker runs EthereumTransactionHandler.pureChecks, which refuses data that
+   * does not decode (INVALID_ETHEREUM_TRANSACTION), value sent to the zero address (INVALID_SOLIDITY_ADDRESS) and a gas
+   * limit under the intrinsic gas of the call data as sent (INSUFFICIENT_GAS; call data in a file is not read there).
+   * The sender's nonce is not looked at before handling: TransactionProcessor.computeInvolvedParties compares it with
+   * the sender's at handle time, in consensus order, and a mismatch is WRONG_NONCE in the record (#handleEthereum).
+   */
   async submitEthereumTransaction(s: EthereumSubmission): Promise<string> {
     const tx = decodeSigned(s.ethereumData);
     if (!tx) return 'INVALID_ETHEREUM_TRANSACTION';
+    if (tx.value > 0n && tx.to !== null && BigInt(tx.to) === 0n) return 'INVALID_SOLIDITY_ADDRESS';
+    if (tx.gasLimit < intrinsicGas(Buffer.from(tx.data.slice(2), 'hex'), tx.to === null)) return 'INSUFFICIENT_GAS';
     if (tx.gasLimit > MAX_GAS_PER_TRANSACTION) return 'MAX_GAS_LIMIT_EXCEEDED';
     if (s.callDataFileId !== undefined && entityNum(s.callDataFileId) === undefined) return 'INVALID_FILE_ID';
     // The payer must be able to cover the gas it offers to pay on the sender's behalf, as well as the fee.
@@ -650,6 +662,9 @@ export class LedgerChain extends EventEmitter implements LedgerView {
       h.result = 'WRONG_CHAIN_ID';
       return;
     }
+    // The nonce is checked here, at handle time in consensus order, not at ingest (hiero-consensus-node
+    // TransactionProcessor.computeInvolvedParties: WRONG_NONCE unless it equals the sender's): transactions with
+    // consecutive nonces succeed in the order they reach consensus, and one that arrives before its predecessor fails.
     const nonce = BigInt((await this.evm.request({ method: 'eth_getTransactionCount', params: [from, 'pending'] })) as string);
     if (BigInt(tx.nonce) !== nonce) {
       h.result = 'WRONG_NONCE';
@@ -679,6 +694,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     h.gas = { upfront, prepaidWeibar };
     await this.#addWeibar(from, prepaidWeibar - upfront.sender * WEIBAR_PER_TINYBAR);
     await this.#addWeibar(this.#byId.get(item.payer)!.evmAddress, -upfront.relayer * WEIBAR_PER_TINYBAR);
+    if (tx.to) h.preset = systemAccountNoop(tx.to, tx.value, tx.gasLimit, this.#system.isSystemAddress(tx.to, this.#tokens));
     try {
       h.ethEvmHash = await this.#sendToEvm(tx);
       h.evmExecuted = true;
@@ -763,15 +779,20 @@ export class LedgerChain extends EventEmitter implements LedgerView {
       // The new contract's number is taken now; its account exists once the creation succeeds.
       to = longZeroAddress(this.#nextNum++);
     } else {
-      const contract = this.#byId.get(item.contractId);
-      if (!contract || !(await this.#markIfContract(contract.evmAddress))) {
-        h.result = 'INVALID_CONTRACT_ID';
-        return;
-      }
-      to = contract.evmAddress;
+      // The target need not be a contract, nor exist (TransactionProcessor.computeInvolvedParties and FrameBuilder with
+      // contracts.evm.allowCallsToNonContractAccounts, on by default): a call to an account without code succeeds with
+      // an empty result, at the account's EVM address (HevmTransactionFactory.fromHapiCall's asPriorityId) or else at
+      // the id's long-zero address.
+      const target = this.#byId.get(item.contractId);
+      if (target) await this.#markIfContract(target.evmAddress);
+      to = target?.evmAddress ?? longZeroAddress(entityNum(item.contractId)!);
       data = item.functionParameters;
+      const valueWeibar = item.amountTinybar * WEIBAR_PER_TINYBAR;
+      const isSystem = this.#system.isSystemAddress(to, this.#tokens);
+      h.preset = systemAccountNoop(to, valueWeibar, item.gas, isSystem) ?? longZeroCreationHalt(to, valueWeibar, item.gas, target !== undefined || isSystem);
     }
-    const value = item.name === 'CONTRACTCALL' ? item.amountTinybar : item.initialBalanceTinybar;
+    // A call the network halts before its code runs moves no value: the EVM runs it without any.
+    const value = h.preset && h.preset.result !== 'SUCCESS' ? 0n : item.name === 'CONTRACTCALL' ? item.amountTinybar : item.initialBalanceTinybar;
     const run = await startContractRun(this.evm, { from: payer.evmAddress, to, gas: item.gas, valueWeibar: value * WEIBAR_PER_TINYBAR, gasPriceWeibar, data, initcode });
     if (typeof run === 'string') h.result = run;
     else h.contractRun = run;
@@ -783,7 +804,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     const run = h.contractRun!;
     const settled = await settleContractRun(this.evm, run, item.gas);
     const halted = this.#haltedBySystemAccount(h);
-    const outcome = { ...settled, ...halted };
+    const outcome = { ...settled, ...(halted ?? h.preset) };
     // A halted creation leaves no contract.
     if (halted && run.creation) await this.evm.request({ method: 'hardhat_setCode', params: [run.creation.address, '0x'] });
     h.result = outcome.result;
@@ -827,7 +848,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     const { upfront, prepaidWeibar } = h.gas!;
     const gasLimit = tx.gasLimit;
     const halted = this.#haltedBySystemAccount(h);
-    h.gasUsed = halted?.gasUsed ?? chargedGas(gasLimit, BigInt(receipt.gasUsed), this.maxRefundPercentOfGasLimit);
+    h.gasUsed = halted?.gasUsed ?? h.preset?.gasUsed ?? chargedGas(gasLimit, BigInt(receipt.gasUsed), this.maxRefundPercentOfGasLimit);
     const settled = settledGasCharges(upfront, gasLimit, h.gasUsed, BigInt(GAS_PRICE_TINYBAR));
     const evmCharge = BigInt(receipt.gasUsed) * BigInt(receipt.effectiveGasPrice);
     await this.#addWeibar(tx.from!, evmCharge - prepaidWeibar + (upfront.sender - settled.sender) * WEIBAR_PER_TINYBAR);

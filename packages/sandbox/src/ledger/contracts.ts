@@ -15,6 +15,7 @@ import { proto } from '@hashgraph/proto';
 import type { EvmRequester, LedgerTransaction } from './view.js';
 import { failedExecution, failureMessage } from './haltReasons.js';
 import { accountIdProto, contractIdProto, idOf, int64, toBigInt } from './hapi.js';
+import { entityNum } from './ids.js';
 
 export const CONTRACT_METHODS: Record<string, string> = {
   contractCreateInstance: 'createContract',
@@ -54,11 +55,16 @@ export function decodeContract(body: proto.TransactionBody, maxGas: bigint): Con
   if (body.data === 'contractCall') {
     const c = body.contractCall!;
     const contractId = idOf(c.contractID);
-    if (!contractId) return 'INVALID_CONTRACT_ID';
+    // The ingest's pure checks (hiero-consensus-node ContractCallHandler.pureChecks): a contract id, not 0.0.0, and
+    // gas for at least the call's intrinsic cost, else the precheck refuses it. Whether anything is at that id is for
+    // handling to find out (#startContract in chain.ts).
+    if (!contractId || entityNum(contractId) === 0) return 'INVALID_CONTRACT_ID';
     const gas = toBigInt(c.gas);
+    const functionParameters = c.functionParameters ?? new Uint8Array();
+    if (gas < intrinsicGas(functionParameters, false)) return 'INSUFFICIENT_GAS';
     if (gas > maxGas) return 'MAX_GAS_LIMIT_EXCEEDED';
     if (toBigInt(c.amount) < 0n) return 'CONTRACT_NEGATIVE_VALUE';
-    return { name: 'CONTRACTCALL', contractId, gas, amountTinybar: toBigInt(c.amount), functionParameters: c.functionParameters ?? new Uint8Array() };
+    return { name: 'CONTRACTCALL', contractId, gas, amountTinybar: toBigInt(c.amount), functionParameters };
   }
   return 'NOT_SUPPORTED';
 }
@@ -97,6 +103,15 @@ function creationGas(initcode: Uint8Array): bigint {
   return 32_000n + 2n * BigInt(Math.ceil(initcode.length / 32));
 }
 
+/**
+ * A transaction's intrinsic gas as the consensus node's pure checks count it (Besu's `transactionIntrinsicGasCost`
+ * for the EVM version the network runs, called by ContractCallHandler and EthereumTransactionHandler.pureChecks with
+ * no access list): 21,000, the call data, and for a creation CREATE's own part.
+ */
+export function intrinsicGas(data: Uint8Array, isCreation: boolean): bigint {
+  return 21_000n + calldataGas(data) + (isCreation ? creationGas(data) : 0n);
+}
+
 export interface ContractRun {
   /** The hash the EVM knows the execution by. */
   evmHash: string;
@@ -114,8 +129,7 @@ export async function startContractRun(
 ): Promise<ContractRun | string> {
   const balance = BigInt((await evm.request({ method: 'eth_getBalance', params: [opts.from, 'pending'] })) as string);
   if (balance < opts.gas * opts.gasPriceWeibar + opts.valueWeibar) return 'INSUFFICIENT_PAYER_BALANCE';
-  const intrinsic = 21_000n + (opts.initcode ? calldataGas(opts.initcode) + creationGas(opts.initcode) : calldataGas(opts.data));
-  if (opts.gas < intrinsic) return 'INSUFFICIENT_GAS';
+  if (opts.gas < intrinsicGas(opts.initcode ?? opts.data, opts.initcode !== undefined)) return 'INSUFFICIENT_GAS';
   if (opts.initcode) await evm.request({ method: 'hardhat_setCode', params: [opts.to, hex(opts.initcode)] });
   await evm.request({ method: 'hardhat_impersonateAccount', params: [opts.from] });
   const evmHash = (await evm.request({

@@ -6,7 +6,7 @@
  * HTS transfers made through HAPI as synthetic rows, as v0.158 on do (syntheticResults.ts).
  */
 import type { LedgerTransaction, LedgerView } from '../ledger/view.js';
-import { findContract, lookupEntity, requireContract } from './entities.js';
+import { contractIdOf, findContract, lookupEntity } from './entities.js';
 import { badRequest, invalidParameter, notFound } from './errors.js';
 import { WEIBAR_PER_TINYBAR, canonicalTransactionId, evmAddress, hexQuantity, timestampNanos } from './format.js';
 import type { MirrorRequest, Route } from './http.js';
@@ -50,8 +50,9 @@ function inTinybar(q: Query): boolean {
   return given[0].toLowerCase() === 'true';
 }
 
-/** A fee field as a hex quantity; one the transaction type does not have is the empty `0x`. */
-function fee(weibar: bigint | undefined, tinybar: boolean): string {
+/** A fee field as a hex quantity; one the transaction type does not have is the empty `0x`, and null stays null. */
+function fee(weibar: bigint | null | undefined, tinybar: boolean): string | null {
+  if (weibar === null) return null;
   return weibar === undefined ? '0x' : hexQuantity(tinybar ? weibar / WEIBAR_PER_TINYBAR : weibar);
 }
 
@@ -62,7 +63,7 @@ function monetary(money: Money | null, tinybar: boolean) {
   if (!money) return { amount: 0, gas_price: null, max_fee_per_gas: null, max_priority_fee_per_gas: null };
   return {
     amount: integer(tinybar ? money.value / WEIBAR_PER_TINYBAR : money.value),
-    gas_price: fee(money.gasPrice, tinybar),
+    gas_price: money.feeScheduleGasPriceTinybar !== undefined ? hexQuantity(money.feeScheduleGasPriceTinybar) : fee(money.gasPrice, tinybar),
     max_fee_per_gas: fee(money.maxFeePerGas, tinybar),
     max_priority_fee_per_gas: fee(money.maxPriorityFeePerGas, tinybar),
   };
@@ -174,13 +175,15 @@ export function contractResultRoutes(view: LedgerView, records: EthRecords): Rou
       pattern: /^\/api\/v1\/contracts\/([^/]+)\/results\/([^/]+)$/,
       async handle(req) {
         const tinybar = inTinybar(parseQuery(req.search, { hbar: HBAR_RULE }));
-        const contract = requireContract(view, req.params[0]);
+        // An entity id or long-zero address is the id itself, contract or not (rest ContractService
+        // .computeContractIdFromString): a call to an account without code is filed under that account.
+        const contractId = contractIdOf(view, req.params[0]);
         const ts = req.params[1];
         if (!TIMESTAMP_PARAM.test(ts)) throw invalidParameter('timestamp');
         const nanos = timestampNanos(ts);
         const tx = records.ethereumTransactions().find((t) => timestampNanos(t.consensusTimestamp) === nanos);
         const record = tx && (await records.record(tx));
-        if (!record || record.contractId !== contract.id) throw notFound();
+        if (!record || contractId === undefined || record.contractId !== contractId) throw notFound();
         return single(record, tinybar);
       },
     },

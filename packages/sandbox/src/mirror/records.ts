@@ -16,7 +16,7 @@ import type { LedgerTransaction, LedgerView } from '../ledger/view.js';
 import { entityIdAt } from './entities.js';
 import { syntheticTransferLogs } from './syntheticLogs.js';
 import { hasSyntheticResult } from './syntheticResults.js';
-import { hexNumber, hexQuantity, rlpIntegerBytes, timestampNanos, word, tinybarNumber } from './format.js';
+import { WEIBAR_PER_TINYBAR, hexNumber, hexQuantity, rlpIntegerBytes, timestampNanos, word, tinybarNumber } from './format.js';
 
 interface EvmTransaction {
   from: string;
@@ -103,11 +103,20 @@ export interface StateChange {
 type Prestate = Record<string, { storage?: Record<string, string> }>;
 
 /** The wrapped Ethereum transaction's monetary fields in weibar; absent fee fields are undefined. */
+/**
+ * A contract result's monetary fields, in weibar. A fee field the transaction's type lacks is undefined (shown `0x`);
+ * one of a result without an Ethereum transaction is null (shown null).
+ */
 export interface Money {
   value: bigint;
-  gasPrice?: bigint;
-  maxFeePerGas?: bigint;
-  maxPriorityFeePerGas?: bigint;
+  gasPrice?: bigint | null;
+  maxFeePerGas?: bigint | null;
+  maxPriorityFeePerGas?: bigint | null;
+  /**
+   * A consensus-node call's gas price: the fee schedule's ContractCall price in tinybar, which the real node shows
+   * unconverted whatever `hbar` asks (rest FileDataService.getFeeSchedule into ContractResultDetailsViewModel, v0.160+).
+   */
+  feeScheduleGasPriceTinybar?: bigint;
 }
 
 export interface EthRecord {
@@ -408,12 +417,14 @@ export class EthRecords {
     const details: Record<string, unknown> = {
       // Where the signed transaction names a recipient, the detailed views show that address as signed.
       ...(to ? { to } : {}),
-      access_list: hapi ? [] : (etx?.accessList ?? []).map((e) => ({ address: e.address.toLowerCase(), storage_keys: e.storageKeys.map((k) => k.toLowerCase()) })),
+      access_list: hapi ? null : (etx?.accessList ?? []).map((e) => ({ address: e.address.toLowerCase(), storage_keys: e.storageKeys.map((k) => k.toLowerCase()) })),
       ...(ethTx ? { authorization_list: (ethTx.authorizationList ?? []).map(authorization) } : {}),
       block_gas_used: block?.gasUsed ?? null,
       block_hash: block?.hash ?? null,
       block_number: block?.number ?? null,
-      chain_id: hapi ? null : (etx?.chainId ?? hexQuantity(BigInt(this.view.chainId))),
+      // A consensus-node call has no Ethereum transaction; the real node shows its configured chain id and type 0
+      // (legacy) there, not null (ContractResultDetailsViewModel's defaults, hiero-mirror-node #13487, v0.160+).
+      chain_id: hapi ? hexQuantity(BigInt(this.view.chainId)) : (etx?.chainId ?? hexQuantity(BigInt(this.view.chainId))),
       // A failed transaction's data (for a creation, its init code), as the real node gives it; null otherwise.
       failed_initcode: !succeeded && ethTx && ethTx.input !== '0x' ? ethTx.input : null,
       nonce: ethTx ? hexNumber(ethTx.nonce) : null,
@@ -422,12 +433,14 @@ export class EthRecords {
       s: ethTx ? rlpIntegerBytes(ethTx.s) : null,
       status: succeeded ? '0x1' : '0x0',
       transaction_index: this.evmTransactionIndex(tx),
-      type: hapi ? null : (type ?? 0),
+      type: type ?? 0,
       v: ethTx ? hexNumber(type === 0 ? ethTx.v : (ethTx.yParity ?? ethTx.v)) : null,
     };
-    const money: Money | null = etx && {
+    const money: Money | null = hapi
+      ? { value: BigInt(hapi.amountTinybar) * WEIBAR_PER_TINYBAR, gasPrice: null, maxFeePerGas: null, maxPriorityFeePerGas: null, feeScheduleGasPriceTinybar: BigInt(this.view.gasPriceTinybar()) }
+      : etx && {
       value: BigInt(etx.value),
-      gasPrice: dynamicFee || hapi ? undefined : optionalBigInt(etx.gasPrice),
+      gasPrice: dynamicFee ? undefined : optionalBigInt(etx.gasPrice),
       maxFeePerGas: dynamicFee ? optionalBigInt(etx.maxFeePerGas) : undefined,
       maxPriorityFeePerGas: dynamicFee ? optionalBigInt(etx.maxPriorityFeePerGas) : undefined,
     };

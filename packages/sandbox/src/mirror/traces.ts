@@ -5,7 +5,8 @@
  * Callers and recipients are named by entity, as the real node names them: `0.0.N` and its long-zero address.
  */
 import { failedExecution } from '../ledger/haltReasons.js';
-import { haltedTrace } from '../ledger/systemContractCalls.js';
+import { LAST_SYSTEM_ACCOUNT, haltedTrace } from '../ledger/systemContractCalls.js';
+import { EXCHANGE_RATE_ADDRESS, HTS_ADDRESS, PRNG_ADDRESS } from '../ledger/systemContracts.js';
 import { longZeroAddress } from '../ledger/ids.js';
 import type { LedgerTransaction, LedgerView } from '../ledger/view.js';
 import { ethTransactionByIdOrHash } from './contractResults.js';
@@ -47,8 +48,13 @@ interface StructTrace {
 }
 
 const OPERATIONS = new Set(['CALL', 'CALLCODE', 'DELEGATECALL', 'STATICCALL', 'CREATE', 'CREATE2']);
-/** The EVM's precompiled contracts through Prague (0x01 to 0x11). */
-const LAST_PRECOMPILE = 0x11n;
+/**
+ * Addresses the consensus node's tracer records a PRECOMPILE action for: the EVM's precompiles, and every other system
+ * account (up to 0.0.750) but the system contracts, which answer as a precompile would (CustomMessageCallProcessor
+ * handleNonExtantSystemAccount).
+ */
+const LAST_PRECOMPILE = LAST_SYSTEM_ACCOUNT;
+const SYSTEM_CONTRACTS = new Set([HTS_ADDRESS, EXCHANGE_RATE_ADDRESS, PRNG_ADDRESS]);
 const ZERO_ADDRESS = `0x${'0'.repeat(40)}`;
 
 const word = (hex: string) => `0x${hex.replace(/^0x/, '').padStart(64, '0')}`;
@@ -56,7 +62,7 @@ const utf8Hex = (text: string) => `0x${Buffer.from(text, 'utf8').toString('hex')
 
 function callType(frame: Frame): string {
   if (frame.type === 'CREATE' || frame.type === 'CREATE2') return 'CREATE';
-  return frame.to && BigInt(frame.to) <= LAST_PRECOMPILE ? 'PRECOMPILE' : 'CALL';
+  return frame.to && BigInt(frame.to) <= LAST_PRECOMPILE && !SYSTEM_CONTRACTS.has(frame.to.toLowerCase()) ? 'PRECOMPILE' : 'CALL';
 }
 
 /** The bytes a REVERT hands back: memory[offset, offset + size), offset on top of the stack, size below it. */
@@ -116,7 +122,9 @@ export function traceRoutes(view: LedgerView): Route[] {
         index: rows.length,
         input: frame.input,
         recipient: recipient?.id ?? null,
-        recipient_type: recipient ? (recipient.isContract || frame.type.startsWith('CREATE') ? 'CONTRACT' : 'ACCOUNT') : null,
+        // The real node names the type CONTRACT unless the recipient is a known account (ContractActionViewModel),
+        // so a call to an address no entity has is a CONTRACT action without a recipient.
+        recipient_type: recipient && !recipient.isContract && !frame.type.startsWith('CREATE') ? 'ACCOUNT' : 'CONTRACT',
         result_data: haltReason === undefined ? (frame.output ?? '0x') : utf8Hex(haltReason),
         result_data_type: frame.error === undefined ? 'OUTPUT' : haltReason === undefined ? 'REVERT_REASON' : 'ERROR',
         timestamp: tx.consensusTimestamp,
