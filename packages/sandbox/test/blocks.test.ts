@@ -24,6 +24,8 @@ describe('sandbox: ledger record-file blocks on an interval', () => {
   it('closes blocks without transactions too, each the EVM block of the same number', async () => {
     const [block] = (await once(sandbox.chain, 'block')) as [LedgerBlock];
     expect(block.count).to.equal(0);
+    // The block-file reader's empty block: one instant.
+    expect(block.timestampFrom).to.equal(block.timestampTo);
     const evm = (await sandbox.chain.evm.request({ method: 'eth_getBlockByNumber', params: [`0x${block.number.toString(16)}`, false] })) as { hash: string };
     expect(block.hash).to.have.length(98);
     expect(block.hash.slice(0, 66)).to.equal(evm.hash);
@@ -31,7 +33,7 @@ describe('sandbox: ledger record-file blocks on an interval', () => {
     expect(block.previousHash).to.equal(sandbox.chain.blockByNumber(block.number - 1)!.hash);
   });
 
-  it('answers the receipt once the block holding the transaction closes, with ordered timestamps', async () => {
+  it('answers the receipt once the block holding the transaction closes; the block runs from its first transaction\'s consensus timestamp to its last\'s', async () => {
     const wallet = new Wallet(sandbox.accounts[3].privateKey);
     const raw = await wallet.signTransaction({ type: 2, chainId: 296, nonce: 0, gasLimit: 21_000, maxFeePerGas: 710_000_000_000n, maxPriorityFeePerGas: 0, to: sandbox.accounts[4].address, value: 1n });
     const response = await new EthereumTransaction().setEthereumData(Buffer.from(raw.slice(2), 'hex')).execute(client);
@@ -40,6 +42,9 @@ describe('sandbox: ledger record-file blocks on an interval', () => {
     const block = sandbox.chain.blockByNumber(tx.blockNumber)!;
     const ns = (t: string) => BigInt(t.replace('.', ''));
     expect(ns(block.timestampFrom) <= ns(tx.consensusTimestamp) && ns(tx.consensusTimestamp) <= ns(block.timestampTo)).to.equal(true);
+    // The mirror node's importer: a record file starts at its first transaction and ends at its last.
+    expect(block.count).to.equal(1);
+    expect([block.timestampFrom, block.timestampTo]).to.deep.equal([tx.consensusTimestamp, tx.consensusTimestamp]);
     expect(ns(block.timestampFrom) > ns(sandbox.chain.blockByNumber(tx.blockNumber - 1)!.timestampTo)).to.equal(true);
     expect(block.name).to.match(/^\d{4}-\d\d-\d\dT\d\d_\d\d_\d\d\.\d{9}Z\.rcd\.gz$/);
   });

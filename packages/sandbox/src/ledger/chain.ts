@@ -36,6 +36,7 @@ import {
   entityNum,
   longZeroAddress,
   recordFileName,
+  timestampNanos,
   timestampString,
 } from './ids.js';
 import type { LedgerAccount, LedgerBlock, LedgerTransaction, LedgerView } from './view.js';
@@ -434,7 +435,6 @@ export class LedgerChain extends EventEmitter implements LedgerView {
 
   async #closeBlock(): Promise<LedgerBlock> {
     const batch = this.#pending.splice(0);
-    const fromNs = this.#clock.next();
     const handled: Handled[] = [];
     for (const item of batch) {
       const h: Handled = { item, consensusNs: this.#clock.next(), result: 'SUCCESS', feeTinybar: 0n, transfers: new Map() };
@@ -467,7 +467,16 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     await this.#system.absorb(block.number, timestampString(this.#clock.last), this.#tokens, this.#addresses);
     // A token created through 0x167 answers as a token as soon as its transaction is final, as on the network.
     if (handled.some((h) => h.following?.length)) await this.#system.sync(this.#tokens, this.#addresses);
-    return this.#recordBlock(block, fromNs, this.#clock.next(), records);
+    // A record file runs from its first transaction's consensus timestamp to its last's, as the mirror node's importer
+    // reads it (RecordFileReaderImplV5 and the block-file reader: consensusStart and consensusEnd are the first and
+    // last items'); a block without any starts and ends at one instant (the block-file reader's last meta timestamp).
+    // A tick of its own before the first transaction put a single transaction's block in the second before it at times,
+    // so its logs' blockTimestamp (the block's) differed from the mirror block's end, which the official suites compare.
+    const times = records.map((r) => timestampNanos(r.consensusTimestamp));
+    const empty = times.length === 0 ? this.#clock.next() : 0n;
+    const fromNs = times.reduce((a, b) => (b < a ? b : a), times[0] ?? empty);
+    const toNs = times.reduce((a, b) => (b > a ? b : a), times[0] ?? empty);
+    return this.#recordBlock(block, fromNs, toNs, records);
   }
 
   async #handle(h: Handled): Promise<void> {

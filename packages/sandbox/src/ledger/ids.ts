@@ -29,6 +29,12 @@ export function canonicalTransactionIdString(id: string): string {
   return id.replace(/-(\d{1,9})$/, (_, nanos: string) => `-${nanos.padStart(9, '0')}`);
 }
 
+/** Nanoseconds since the epoch from `<seconds>.<nanos>` (nanos of any width up to 9, or none). */
+export function timestampNanos(ts: string): bigint {
+  const [seconds, nanos = ''] = ts.split('.');
+  return BigInt(seconds) * 1_000_000_000n + BigInt(nanos.padEnd(9, '0'));
+}
+
 /** `<seconds>.<9-digit nanos>` from nanoseconds since the epoch. */
 export function timestampString(ns: bigint): string {
   return `${ns / 1_000_000_000n}.${(ns % 1_000_000_000n).toString().padStart(9, '0')}`;

@@ -2,11 +2,7 @@
 
 export const WEIBAR_PER_TINYBAR = 10_000_000_000n;
 
-/** `"<seconds>.<nanos>"` (nanos optional, any width up to 9) as nanoseconds, for ordering and comparison. */
-export function timestampNanos(ts: string): bigint {
-  const [seconds, nanos = ''] = ts.split('.');
-  return BigInt(seconds) * 1_000_000_000n + BigInt(nanos.padEnd(9, '0'));
-}
+export { timestampNanos } from '../ledger/ids.js';
 
 /** Hex quantity or data from the EVM (`0x1a`) as a safe integer. */
 export function hexNumber(hex: string | null | undefined): number {
