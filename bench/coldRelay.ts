@@ -32,19 +32,23 @@ const bodies = relayMix();
 // COLD_AMOUNT=n sends n requests a phase instead of SECONDS of load: the same work whatever the machine's other load.
 const amount = process.env.COLD_AMOUNT ? Number(process.env.COLD_AMOUNT) : undefined;
 // COLD_FLAGS='a|b' alternates gateways started with node flags a and with b (BENCH_NODE_FLAGS for each), run by run, so
-// a drift of the shared machine lands on both; a configuration starting `stub=<n> ` warms the mirror stub up on n
-// requests instead of the relay section's STUB_WARM_UP_REQUESTS. COLD_WARM=0 skips the warm phase.
+// a drift of the shared machine lands on both; in a configuration, `stub=<n>` warms the mirror stub up on n requests
+// instead of the relay section's STUB_WARM_UP_REQUESTS, `node=<path>` runs the gateway on that Node binary and
+// `idle=<ms>` leaves it idle that long (2,000 by default) before the cold phase.
+// COLD_WARM=0 skips the warm phase.
 const configs = (process.env.COLD_FLAGS ?? process.env.BENCH_NODE_FLAGS ?? '').split('|');
 const phases = process.env.COLD_WARM === '0' ? ['cold'] : ['cold', 'then warm'];
 const seen = configs.map(() => ({ rps: [] as number[], cpuUs: [] as number[] }));
 for (let i = 0; i < runs; i++) {
   for (const [c, config] of configs.entries()) {
-    const stubWarmUp = /^stub=(\d+)\s*/.exec(config);
-    const flags = stubWarmUp ? config.slice(stubWarmUp[0].length) : config;
-    process.env.BENCH_NODE_FLAGS = flags;
-    const mirror = await relayMirrorStub(stubWarmUp ? Number(stubWarmUp[1]) : undefined);
+    const words = config.split(' ').filter(Boolean);
+    const setting = (name: string) => words.find((w) => w.startsWith(`${name}=`))?.slice(name.length + 1);
+    process.env.BENCH_NODE_FLAGS = words.filter((w) => !/^(stub|node|idle)=/.test(w)).join(' ');
+    process.env.BENCH_GATEWAY_NODE = setting('node') ?? '';
+    const stubWarmUp = setting('stub');
+    const mirror = await relayMirrorStub(stubWarmUp === undefined ? undefined : Number(stubWarmUp));
     const gw = await gateway(ledgerChains(mirror.info.url));
-    await new Promise((r) => setTimeout(r, 2_000));
+    await new Promise((r) => setTimeout(r, Number(setting('idle') ?? 2_000)));
     for (const phase of phases) {
       // Where this phase starts in the gateway's V8 traces (BENCH_NODE_FLAGS=--trace-gc, ...), when they are kept.
       if (process.env.BENCH_CHILD_STDOUT) appendFileSync(process.env.BENCH_CHILD_STDOUT, `=== run ${i + 1}, ${phase}\n`);
