@@ -3,7 +3,7 @@
  * gateways started as child processes, and what /proc says about a process.
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,9 +38,10 @@ export interface Figures {
 export const run = promisify(execFile);
 const worker = fileURLToPath(new URL('./loadWorker.ts', import.meta.url));
 
-export async function load(url: string, bodies: string[], headers: Record<string, string> = {}, seconds = SECONDS, connections = CONNECTIONS): Promise<Figures> {
+/** `seconds` of load, or with `amount` that many requests whatever the time they take. */
+export async function load(url: string, bodies: string[], headers: Record<string, string> = {}, seconds = SECONDS, connections = CONNECTIONS, amount?: number): Promise<Figures> {
   const jobFile = join(tmpdir(), `bench-job-${process.pid}.json`);
-  writeFileSync(jobFile, JSON.stringify({ url, bodies, headers, connections, seconds }));
+  writeFileSync(jobFile, JSON.stringify({ url, bodies, headers, connections, seconds, amount }));
   const { stdout } = await run(process.execPath, ['--import', 'tsx', worker, jobFile], { maxBuffer: 16 << 20 });
   return JSON.parse(stdout) as Figures;
 }
@@ -63,13 +64,26 @@ export interface Child {
 /** A bench script run through tsx, or (`compiled`) a JavaScript file run by plain node as `npm start` runs the gateway. */
 export async function child(script: string, args: string[], compiled = false): Promise<Child> {
   const argv = compiled ? [...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean), '--expose-gc', fileURLToPath(new URL(script, import.meta.url))] : ['--import', 'tsx', fileURLToPath(new URL(script, import.meta.url))];
-  const proc = spawn(process.execPath, [...argv, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // BENCH_GATEWAY_NODE runs the compiled scripts (the gateways) on another Node binary, to compare Node versions.
+  const node = (compiled && process.env.BENCH_GATEWAY_NODE) || process.execPath;
+  const proc = spawn(node, [...argv, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const info = await new Promise<Child['info']>((resolve, reject) => {
+    // V8's tracing flags (BENCH_NODE_FLAGS=--trace-gc, ...) print to stdout too: the ready line is the first JSON one,
+    // and the rest goes to the file BENCH_CHILD_STDOUT names, if any.
     let buffered = '';
+    let ready = false;
     proc.stdout.on('data', (chunk) => {
+      if (ready) {
+        if (process.env.BENCH_CHILD_STDOUT) appendFileSync(process.env.BENCH_CHILD_STDOUT, chunk);
+        return;
+      }
       buffered += chunk;
-      const line = buffered.indexOf('\n');
-      if (line >= 0) resolve(JSON.parse(buffered.slice(0, line)));
+      for (let end = buffered.indexOf('\n'); end >= 0 && !ready; buffered = buffered.slice(end + 1), end = buffered.indexOf('\n')) {
+        if (buffered.startsWith('{')) {
+          ready = true;
+          resolve(JSON.parse(buffered.slice(0, end)));
+        }
+      }
     });
     proc.once('exit', (code) => reject(new Error(`${script} exited with ${code} before it was ready`)));
   });

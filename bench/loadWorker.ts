@@ -12,6 +12,8 @@ interface Job {
   bodies: string[];
   connections: number;
   seconds: number;
+  /** A fixed number of requests instead of `seconds` of load: the same work, for comparing CPU spent on it. */
+  amount?: number;
 }
 
 const job = JSON.parse(readFileSync(process.argv[2], 'utf8')) as Job;
@@ -24,7 +26,7 @@ const result = await new Promise<autocannon.Result>((resolve, reject) => {
     {
       url: u.origin,
       connections: job.connections,
-      duration: job.seconds,
+      ...(job.amount ? { amount: job.amount } : { duration: job.seconds }),
       requests: job.bodies.map((body) => ({
         method: 'POST',
         path: u.pathname,

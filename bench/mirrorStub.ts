@@ -177,15 +177,43 @@ function route(method: string, url: URL): [number, unknown] {
   return [404, { _status: { messages: [{ message: 'Not found' }] } }];
 }
 
+/** Blocks no relay mix of the bench reads (they read the newest 10,000), for the stub's warm-up. */
+const WARM_UP_BELOW = LATEST_BLOCK - 20_000;
+
+/** Every route of the stub on block `n`, as a path with its method. */
+export function routesOn(n: number): Array<[method: string, path: string]> {
+  const { from, to } = block(n).timestamp;
+  const tx = txHash(n, n % RESULTS_PER_BLOCK);
+  return [
+    ['GET', `/api/v1/blocks/${n}`],
+    ['GET', `/api/v1/blocks/${blockHash(n)}`],
+    ['GET', '/api/v1/blocks?limit=1&order=desc'],
+    ['GET', `/api/v1/contracts/results?block.number=${n}&limit=100&order=asc&hbar=false`],
+    ['GET', `/api/v1/contracts/results/logs?timestamp=gte:${from}&timestamp=lte:${to}&limit=100&order=asc`],
+    ['GET', `/api/v1/contracts/results/${tx}?hbar=false`],
+    ['GET', `/api/v1/contracts/results/logs?transaction.hash=${tx}&limit=100&order=asc`],
+    ['GET', `/api/v1/accounts/0x${hex(0x10000 + n, 20)}?transactions=false`],
+    ['GET', `/api/v1/contracts/${CONTRACT}`],
+    ['GET', '/api/v1/network/fees'],
+    ['POST', '/api/v1/contracts/call'],
+  ];
+}
+
 /**
  * `delayMs` holds every answer that long, as a mirror node that far away would. Each request's depth is one more
  * than the deepest request that had been answered when it arrived: with one relay call at a time, the deepest is the
  * number of sequential mirror round trips that call needed (requests sent together share a depth).
+ *
+ * With `warmUpRequests`, the stub first answers that many requests of its own over HTTP, on blocks no mix reads,
+ * without the delay and uncounted: a mirror node is a long-running service whose code is compiled, and a fresh stub's
+ * JIT warm-up on the shared cores would otherwise be charged to the first relay measured against it (the official
+ * relay's stub is warmed by that relay's warm-up run).
  */
-export async function startMirrorStub(delayMs = 0): Promise<{ url: string; close(): Promise<void> }> {
+export async function startMirrorStub(delayMs = 0, warmUpRequests = 0): Promise<{ url: string; close(): Promise<void> }> {
   let count = 0;
   let answeredDepth = 0;
   let deepest = 0;
+  let warming = warmUpRequests > 0;
   const server = http.createServer((req, res) => {
     // The benchmark runs this stub in another process and reads the count over HTTP; that read is not counted.
     if (req.url === COUNT_PATH) {
@@ -208,14 +236,25 @@ export async function startMirrorStub(delayMs = 0): Promise<{ url: string; close
         answeredDepth = Math.max(answeredDepth, depth);
         res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
       };
-      if (delayMs > 0) setTimeout(send, delayMs);
+      if (delayMs > 0 && !warming) setTimeout(send, delayMs);
       else send();
     });
   });
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  if (warming) {
+    const routes = Array.from({ length: Math.ceil(warmUpRequests / 11) }, (_, i) => routesOn(WARM_UP_BELOW - i)).flat();
+    let next = 0;
+    const worker = async () => {
+      for (let r = routes[next++]; r; r = routes[next++]) await (await fetch(`${url}${r[1]}`, { method: r[0] })).arrayBuffer();
+    };
+    await Promise.all(Array.from({ length: 8 }, worker));
+    warming = false;
+    count = answeredDepth = deepest = 0;
+  }
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url,
     close: () => {
       server.closeAllConnections();
       return new Promise((r) => server.close(() => r()));

@@ -38,7 +38,8 @@ import {
 import { measureKeyVerification } from './keysVerify.js';
 import { measureMethodPolicy } from './methodPolicy.js';
 import { describeUsagePageCost, measureUsagePage } from './usagePage.js';
-import { COUNT_PATH, LATEST_BLOCK } from './mirrorStub.js';
+import { LATEST_BLOCK } from './mirrorStub.js';
+import { ledgerChains, mirrorRequests, relayMirrorStub, relayMix } from './relayMix.js';
 import { officialRelayDir, startOfficialRelay } from './officialRelay.js';
 import { stopChild } from './stopChild.js';
 
@@ -130,45 +131,33 @@ async function startedGatewayMemory(): Promise<{ idleRss: number; sandboxRss: nu
 }
 
 
-async function mirrorRequests(mirrorUrl: string): Promise<number> {
-  return Number(await (await fetch(new URL(COUNT_PATH, mirrorUrl))).text());
+
+/** One load run of `bodies` on a fresh gateway (on its own fresh, warmed mirror stub), 2 s after it is ready. */
+async function freshGatewayCold(bodies: string[]): Promise<{ figures: Figures; gatewayMs: number; mirrorRequests: number }> {
+  const stub = await relayMirrorStub();
+  const gw = await gateway(ledgerChains(stub.info.url));
+  try {
+    await new Promise((r) => setTimeout(r, 2_000));
+    const before = await mirrorRequests(stub.info.url);
+    const { figures, cpuMs } = await loadWithCpu(`${gw.info.url}/hedera-testnet/rpc`, bodies, { 'x-api-key': gw.info.key! }, { gateway: gw.pid });
+    return { figures, gatewayMs: cpuMs.gateway, mirrorRequests: (await mirrorRequests(stub.info.url)) - before };
+  } finally {
+    await Promise.all([gw.stop(), stub.stop()]);
+  }
 }
 
-const ledgerChains = (mirrorUrl: string): ConfigInput['chains'] => ({
-  hedera: {
-    kind: 'ledger',
-    displayName: 'Hedera',
-    networks: {
-      mainnet: { chainId: 295, apis: ['rpc'], ledger: { mirrorUrl, consensus: { '127.0.0.1:1': '0.0.3' } } },
-      testnet: { chainId: 296, apis: ['rpc'], ledger: { mirrorUrl, consensus: { '127.0.0.1:1': '0.0.3' } } },
-    },
-  },
-});
-
-
-/**
- * The official relay's production mix, spread over many blocks, as a shuffled list every connection cycles through;
- * `below` moves its blocks that much further below the head (the same calls on blocks another mix did not read).
- */
-function relayMix(size = 2_000, below = 0): string[] {
-  const bodies: string[] = [];
-  const hexN = (n: number) => `0x${n.toString(16)}`;
-  let seed = 42;
-  const rand = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
-  const someBlock = () => LATEST_BLOCK - 1 - below - Math.floor(rand() * 5_000);
-  for (let i = 0; i < size; i++) {
-    const r = rand() * 100;
-    if (r < 69) bodies.push(call('eth_getBlockByNumber', [rand() < 0.1 ? 'latest' : hexN(someBlock()), rand() < 0.5], i));
-    else if (r < 82) {
-      const n = someBlock();
-      bodies.push(call('eth_getLogs', [{ fromBlock: hexN(n), toBlock: hexN(n), address: '0x00000000000000000000000000000000000003ec' }], i));
-    } else if (r < 88) bodies.push(call('eth_chainId', [], i));
-    else if (r < 93) bodies.push(call('eth_blockNumber', [], i));
-    else if (r < 96) bodies.push(call('eth_call', [{ to: '0x00000000000000000000000000000000000003ec', data: '0x70a08231' }, 'latest'], i));
-    else if (r < 98) bodies.push(call('eth_getTransactionReceipt', [`0x${someBlock().toString(16).padStart(16, '0')}00000000${'cd'.repeat(20)}`], i));
-    else bodies.push(call('eth_getBalance', [`0x${'12'.repeat(20)}`, 'latest'], i));
+/** One load run of `bodies` on a fresh official relay (its own fresh, warmed mirror stub), 2 s after it answers. */
+async function freshOfficialCold(dir: string, bodies: string[]): Promise<{ figures: Figures; cpuUs: number; mirrorPerRequest: number }> {
+  const stub = await relayMirrorStub();
+  const relay = await startOfficialRelay(dir, stub.info.url, '0x128');
+  try {
+    await new Promise((r) => setTimeout(r, 2_000));
+    const before = await mirrorRequests(stub.info.url);
+    const { figures, cpuMs } = await loadWithCpu(relay.url, bodies, {}, { official: relay.pid });
+    return { figures, cpuUs: (cpuMs.official * 1000) / figures.total, mirrorPerRequest: ((await mirrorRequests(stub.info.url)) - before) / figures.total };
+  } finally {
+    await Promise.all([relay.stop(), stub.stop()]);
   }
-  return bodies;
 }
 
 /**
@@ -436,13 +425,14 @@ async function main() {
   // on a stub of its own when it is built beside the project (warm runs in alternation); the gateway's memory.
   // BENCH_ONLY=relay runs just these, without the memory of `npm start`; BENCH_ONLY=memory adds it.
   if (!only || only === 'relay' || only === 'memory') {
-    const mirror = await child('./stubServer.ts', ['mirror']);
+    // Both mirror stubs warmed up first: a fresh stub's own JIT warm-up would be charged to whichever relay meets it first.
+    const mirror = await relayMirrorStub();
     const gw = await gateway(ledgerChains(mirror.info.url));
     const url = `${gw.info.url}/hedera-testnet/rpc`;
     const headers = { 'x-api-key': gw.info.key! };
     const bodies = relayMix();
     const { dir: officialDir, lookedIn } = officialRelayDir(REPO);
-    const officialMirror = officialDir ? await child('./stubServer.ts', ['mirror']) : undefined;
+    const officialMirror = officialDir ? await relayMirrorStub() : undefined;
     const official = officialDir && officialMirror ? await startOfficialRelay(officialDir, officialMirror.info.url, '0x128') : undefined;
     await new Promise((r) => setTimeout(r, 2_000));
     const idle = { rss: rssOf(gw.pid), heap: await metric(gw.info.metricsUrl!, 'nodejs_heap_size_used_bytes'), heapTotal: await metric(gw.info.metricsUrl!, 'nodejs_heap_size_total_bytes') };
@@ -455,7 +445,9 @@ async function main() {
     if (official) await load(official.url, bodies, {}, WARMUP_SECONDS);
     const before = await mirrorRequests(mirror.info.url);
     // The gateway's CPU over the cold run too: the cold path is what a live network mostly gets.
-    const { figures: cold, cpuMs: coldCpuMs } = await loadWithCpu(url, bodies, headers, { gateway: gw.pid });
+    // The other processes' CPU over it too: whatever else runs then takes the shared cores from the gateway.
+    const others = { mirror: mirror.pid, ...(official && officialMirror ? { official: official.pid, officialMirror: officialMirror.pid } : {}) };
+    const { figures: firstCold, cpuMs: coldCpuMs } = await loadWithCpu(url, bodies, headers, { gateway: gw.pid, ...others });
     const warmStart = await mirrorRequests(mirror.info.url);
     const officialStart = officialMirror ? await mirrorRequests(officialMirror.info.url) : 0;
     const warmRuns: Figures[] = [];
@@ -500,21 +492,39 @@ async function main() {
     await load(url, bodies, headers);
     clearInterval(fullSampler);
     const fullPart = { ...(await part(fullPeakRss)), relayCacheBoundMb: mb(cacheBound) };
+    // The official relay measured as our cold row is: a fresh process on a cold cache (its code not compiled, its
+    // cache empty, idle 2 s after it answers), beside the row above that warms it up first.
+    const officialCold = officialDir ? await freshOfficialCold(officialDir, bodies) : undefined;
+    // A fresh process's first seconds are at the mercy of whatever else the shared cores run then: the cold row is
+    // the median of RUNS fresh gateways (each on a fresh warmed stub, idle 2 s), its CPU and mirror requests summed.
+    const colds = [{ figures: firstCold, gatewayMs: coldCpuMs.gateway, mirrorRequests: warmStart - before }];
+    for (let i = 1; i < RUNS; i++) colds.push(await freshGatewayCold(bodies));
     await Promise.all([gw.stop(), mirror.stop(), official?.stop(), officialMirror?.stop()]);
     const totalOf = (runs: Figures[]) => runs.reduce((sum, f) => sum + f.total, 0);
-    const coldPerRequest = (warmStart - before) / cold.total;
+    const cold = medians(colds.map((c) => c.figures));
+    const coldRequests = colds.reduce((sum, c) => sum + c.figures.total, 0);
+    const coldPerRequest = colds.reduce((sum, c) => sum + c.mirrorRequests, 0) / coldRequests;
+    const coldSpread = `fresh processes ${colds.map((c) => fmt(c.figures.rps)).join(', ')} req/s`;
+    const coldGatewayUs = (colds.reduce((sum, c) => sum + c.gatewayMs, 0) * 1000) / coldRequests;
     const warmPerRequest = (warmEnd - warmStart) / totalOf(warmRuns);
-    results.relay = { cold, warm, coldCompiled: newBlocks, mirrorPerRequestCold: coldPerRequest, mirrorPerRequestWarm: warmPerRequest, mirrorPerRequestColdCompiled: newBlocksPerRequest };
+    results.relay = { cold, coldRuns: colds.map((c) => c.figures), warm, coldCompiled: newBlocks, mirrorPerRequestCold: coldPerRequest, mirrorPerRequestWarm: warmPerRequest, mirrorPerRequestColdCompiled: newBlocksPerRequest };
     if (official) {
       const baseline = medians(officialRuns);
       const officialPerRequest = (officialEnd - officialStart) / totalOf(officialRuns);
       const against = (f: Figures) => `${fmt(f.rps / baseline.rps, 1)}x the official relay's throughput, p99 ${fmt(f.p99 / baseline.p99, 3)}x its p99`;
       row('relay mix: official relay (baseline)', baseline, `${fmt(officialPerRequest, 3)} mirror requests per relay request, ${mb(officialPeakRss)} MB peak RSS`);
-      row('relay mix: cold cache', cold, `${against(cold)}; ${fmt(coldPerRequest, 2)} mirror requests per relay request`);
+      row('relay mix: cold cache', cold, `${against(cold)}; ${fmt(coldPerRequest, 2)} mirror requests per relay request; ${coldSpread}`);
       row('relay mix: warm', warm, `${against(warm)}; ${fmt(warmPerRequest, 3)} mirror requests per relay request`);
       row('relay mix: cold cache, compiled', newBlocks, `${against(newBlocks)}; ${fmt(newBlocksPerRequest, 2)} mirror requests per relay request`);
+      if (officialCold) {
+        row(
+          'relay mix: official relay, fresh process, cold cache',
+          officialCold.figures,
+          `our cold cache row is ${fmt(cold.rps / officialCold.figures.rps, 1)}x its throughput; ${fmt(officialCold.mirrorPerRequest, 2)} mirror requests per relay request`,
+        );
+      }
       const usPer = (ms: number, runs: Figures[]) => (ms * 1000) / totalOf(runs);
-      const cpu = { gateway: usPer(cpuMs.gateway, warmRuns), official: usPer(cpuMs.official, officialRuns), load: usPer(cpuMs.gatewayLoad, warmRuns), gatewayCold: usPer(coldCpuMs.gateway, [cold]), gatewayColdCompiled: usPer(newBlocksCpuMs.gateway, [newBlocks]) };
+      const cpu = { gateway: usPer(cpuMs.gateway, warmRuns), official: usPer(cpuMs.official, officialRuns), load: usPer(cpuMs.gatewayLoad, warmRuns), gatewayCold: coldGatewayUs, gatewayColdCompiled: usPer(newBlocksCpuMs.gateway, [newBlocks]) };
       // What 15x the official relay's throughput asks of 2 cores: the load generator keeps its share, the gateway
       // (one thread) gets the rest, one core at most.
       const target = 15 * baseline.rps;
@@ -525,7 +535,16 @@ async function main() {
       );
       // The official relay's CPU is its warm figure (it runs the mix before it is measured), which flatters it cold.
       console.log(`relay CPU per request (cold mix): gateway ${fmt(cpu.gatewayCold)} us (${fmt(cpu.official / cpu.gatewayCold, 1)}x less than the official relay's warm figure)`);
+      console.log(
+        `CPU during the first cold run (${fmt(firstCold.total)} requests): gateway ${fmt(coldCpuMs.gateway)} ms, its mirror stub ${fmt(coldCpuMs.mirror)} ms, load generator ${fmt(cold.cpuMs)} ms, ` +
+          `the idle official relay ${fmt(coldCpuMs.official ?? 0)} ms and its stub ${fmt(coldCpuMs.officialMirror ?? 0)} ms`,
+      );
       console.log(`relay CPU per request (cold cache, compiled): gateway ${fmt(cpu.gatewayColdCompiled)} us (${fmt(cpu.official / cpu.gatewayColdCompiled, 1)}x less)`);
+      if (officialCold) {
+        console.log(
+          `relay CPU per request, both fresh processes on a cold cache: gateway ${fmt(cpu.gatewayCold)} us, official relay ${fmt(officialCold.cpuUs)} us (${fmt(officialCold.cpuUs / cpu.gatewayCold, 1)}x the gateway's)`,
+        );
+      }
       results.relay = {
         ...(results.relay as object),
         cpuUsPerRequest: cpu,
@@ -535,6 +554,8 @@ async function main() {
         warmP99Ratio: warm.p99 / baseline.p99,
         coldThroughputRatio: cold.rps / baseline.rps,
         coldP99Ratio: cold.p99 / baseline.p99,
+        officialCold: officialCold && { ...officialCold.figures, cpuUsPerRequest: officialCold.cpuUs, mirrorPerRequest: officialCold.mirrorPerRequest },
+        coldThroughputRatioBothFresh: officialCold && cold.rps / officialCold.figures.rps,
       };
     } else {
       // Without the official relay the ceiling is the bare node:http server of the edge case.
@@ -542,7 +563,7 @@ async function main() {
       const against = (f: Figures) => (ceiling ? `${fmt(f.rps / ceiling.rps, 2)}x the bare node:http ceiling; ` : '');
       const instead = ceiling ? 'compared with the bare node:http ceiling' : 'BENCH_ONLY skips the bare node:http ceiling too';
       rows.push(['relay mix: official relay', 'absent', '', '', `not built at ${lookedIn} (set OFFICIAL_RELAY_DIR); ${instead}`]);
-      row('relay mix: cold cache', cold, `${against(cold)}${fmt(coldPerRequest, 2)} mirror requests per relay request`);
+      row('relay mix: cold cache', cold, `${against(cold)}${fmt(coldPerRequest, 2)} mirror requests per relay request; ${coldSpread}`);
       row('relay mix: warm', warm, `${against(warm)}${fmt(warmPerRequest, 3)} mirror requests per relay request`);
       row('relay mix: cold cache, compiled', newBlocks, `${against(newBlocks)}${fmt(newBlocksPerRequest, 2)} mirror requests per relay request`);
     }

@@ -3,7 +3,7 @@
  * `constant <json> [chainIdHex]` answers every request with that body, and eth_chainId (the gateway's start-up check)
  * with the chain id; `stall <fraction> <stallMs> <json> [chainIdHex]` does the same but holds that fraction of the
  * requests, at random, for stallMs first; `window <fraction> <stallMs> <phaseMs> <json> [chainIdHex]` holds the
- * requests that arrive in that fraction of every second (from phaseMs on) instead; `mirror [delayMs]` is the counting mirror-node stub, answering after delayMs;
+ * requests that arrive in that fraction of every second (from phaseMs on) instead; `mirror [delayMs] [warmUpRequests]` is the counting mirror-node stub, answering after delayMs (and first warming its code up on that many requests of its own);
  * `proxy <url>` passes every body to that upstream and its answer back, through the gateway's own HTTP client and
  * nothing else (the ceiling of any forwarding in Node). Prints `{"url": ...}` once listening.
  */
@@ -16,7 +16,7 @@ import { startMirrorStub } from './mirrorStub.js';
 const [kind, ...args] = process.argv.slice(2);
 let url: string;
 if (kind === 'mirror') {
-  url = (await startMirrorStub(Number(args[0] ?? 0))).url;
+  url = (await startMirrorStub(Number(args[0] ?? 0), Number(args[1] ?? 0))).url;
 } else if (kind === 'proxy') {
   const upstream = new URL(args[0]);
   const pool = new Pool(upstream.origin, { connections: 64 });
