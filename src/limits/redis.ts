@@ -76,9 +76,6 @@ const PROVISIONAL_SEED_S = 5;
 type ChargeReply = [status: number, aheadMicros: number, quotaLeft: number, lease: number];
 
 /** What this instance knows of a key's shared budget, and the requests Redis has leased it. */
-/** The plan's terms a lease was granted on: a lease is drawn on only while the key's plan and month match them. */
-type Terms = Pick<KeyView, 'month' | 'interval' | 'burst' | 'quota'>;
-
 interface KeyView {
   keyId: string;
   /** The shared TAT (ms) as Redis last answered it, leases included. */
@@ -100,6 +97,13 @@ interface KeyView {
   burst: number;
   quota: number;
 }
+
+/** The plan's terms a lease was granted on: a lease is drawn on only while the key's plan and month match them. */
+type Terms = Pick<KeyView, 'month' | 'interval' | 'burst' | 'quota'>;
+
+/** A key's rate and month-count names in Redis; the hash tag per key id keeps one key's state on one Cluster shard. */
+const rateKeyOf = (keyId: string) => `gw:{${keyId}}:r`;
+const quotaKeyOf = (keyId: string, month: string) => `gw:{${keyId}}:q:${month}`;
 
 /** The largest lease one instance asks for; it grows, up to this, with what the last one served. */
 const MAX_LEASE = 2_048;
@@ -187,15 +191,15 @@ export class RedisLimiter implements Limiter {
     const interval = intervalMs(key.plan.requestsPerSecond);
     // The leased path, most requests of a busy key, builds no key names and no objects of its own.
     const view = this.leasing() ? this.viewOf(key.id, now) : undefined;
-    const leased = view && view.month === month && view.interval === interval && this.fromLease(view, now, cost, tags);
+    const leased = view && this.fromLease(view, now, month, interval, cost, tags);
     return leased || this.decide(key, cost, tags, now, month, interval, view);
   }
 
   /** A charge decided in Redis (with the lease it asks for), or by the failure policy. */
   private async decide(key: VerifiedKey, cost: number, tags: UsageTags | undefined, now: number, month: string, interval: number, view: KeyView | undefined): Promise<LimitDecision> {
     const limit = key.plan.requestsPerSecond;
-    const rateKey = `gw:{${key.id}}:r`;
-    const quotaKey = `gw:{${key.id}}:q:${month}`;
+    const rateKey = rateKeyOf(key.id);
+    const quotaKey = quotaKeyOf(key.id, month);
     const burst = burstMs(interval);
     const of: Terms = { month, interval, burst, quota: key.plan.monthlyQuota };
     const carried = this.carried(rateKey, key.id);
@@ -226,7 +230,7 @@ export class RedisLimiter implements Limiter {
     this.decidedLocally.delete(rateKey);
     this.see(key.id, now, reply, of, want > 0);
     // Refused, but a lease granted to a request just before this one in the same batch may admit it.
-    const lateLease = reply[0] === 0 && view && this.fromLease(view, now, cost, tags);
+    const lateLease = reply[0] === 0 && view && this.fromLease(view, now, month, interval, cost, tags);
     if (lateLease) return lateLease;
     if (reply[0] === 2) return quotaRefusal(now, limit);
     if (reply[0] === 1) this.opts.recorder.admitted(key.id, now, cost, tags);
@@ -236,7 +240,7 @@ export class RedisLimiter implements Limiter {
   async countUsage(key: VerifiedKey, count: number, tags?: UsageTags): Promise<boolean> {
     const now = this.opts.now();
     const month = monthOf(now);
-    const quotaKey = `gw:{${key.id}}:q:${month}`;
+    const quotaKey = quotaKeyOf(key.id, month);
     let used: number;
     try {
       used = await this.client.gwCount(quotaKey, count);
@@ -303,8 +307,8 @@ export class RedisLimiter implements Limiter {
   }
 
   /** Admits from the key's lease, when it holds enough; asks for more in the background as it runs low. */
-  private fromLease(view: KeyView, now: number, cost: number, tags: UsageTags | undefined): LimitDecision | undefined {
-    if (view.credit < cost || view.epoch !== this.epoch || !this.leasing()) return undefined;
+  private fromLease(view: KeyView, now: number, month: string, interval: number, cost: number, tags: UsageTags | undefined): LimitDecision | undefined {
+    if (view.credit < cost || view.epoch !== this.epoch || !this.leasing() || view.month !== month || view.interval !== interval) return undefined;
     view.credit -= cost;
     view.used += cost;
     view.usedAt = now;
@@ -329,7 +333,7 @@ export class RedisLimiter implements Limiter {
     view.asking = true;
     const want = this.wantOf(view);
     try {
-      const reply = await this.charges.call([`gw:{${view.keyId}}:r`, `gw:{${view.keyId}}:q:${view.month}`], [now, view.interval, 0, view.burst, view.quota, 0, want, this.membership.alive]);
+      const reply = await this.charges.call([rateKeyOf(view.keyId), quotaKeyOf(view.keyId, view.month)], [now, view.interval, 0, view.burst, view.quota, 0, want, this.membership.alive]);
       // A missing month count (Redis restarted empty) is seeded by the next request that waits for Redis.
       if (reply[0] !== -1) this.see(view.keyId, now, reply, view, true);
     } catch (err) {
@@ -346,7 +350,9 @@ export class RedisLimiter implements Limiter {
     if (asked) view.asking = false;
     view.tat = now + reply[1] / 1_000;
     if (reply[3] > 0) {
-      if (view.epoch !== this.epoch) view.credit = 0;
+      // A lease of an earlier connection is void; one granted on other terms (a plan changed, a month turned) is
+      // dropped rather than drawn on at these: it was charged at its own rate, so dropping it never over-admits.
+      if (view.epoch !== this.epoch || view.month !== terms.month || view.interval !== terms.interval) view.credit = 0;
       view.month = terms.month;
       view.interval = terms.interval;
       view.burst = terms.burst;
@@ -369,7 +375,7 @@ export class RedisLimiter implements Limiter {
       view.credit = 0;
       if (unused <= 0 || view.epoch !== this.epoch) continue;
       // Lost if Redis is unreachable: the lease then lapses as the key's TAT passes.
-      returns.push(this.charges.call([`gw:{${view.keyId}}:r`, `gw:{${view.keyId}}:q:${view.month}`], [now, view.interval, -unused, view.burst, view.quota, 0, 0, 1]).catch(() => undefined));
+      returns.push(this.charges.call([rateKeyOf(view.keyId), quotaKeyOf(view.keyId, view.month)], [now, view.interval, -unused, view.burst, view.quota, 0, 0, 1]).catch(() => undefined));
     }
     return Promise.all(returns);
   }

@@ -84,6 +84,19 @@ describe('limits: the Redis backend (real Redis)', () => {
     expect((await limiter.charge(key, 1)).reason).to.equal('quota');
   });
 
+  it('a lease granted under one plan is not drawn on once the key is on another: a downgrade holds from its next request', async () => {
+    const clock = new ManualClock(START);
+    const limiter = await open(clock);
+    const key = testKey('enterprise', { rps: 1_000 });
+    // Busy enough to be leased requests ahead: rounds of overlapping requests.
+    for (let round = 0; round < 6; round++) await Promise.all(Array.from({ length: 64 }, () => limiter.charge(key, 1)));
+    const downgraded = { ...key, planName: 'free', plan: { ...key.plan, requestsPerSecond: 2 } };
+    let admitted = 0;
+    for (let i = 0; i < 20; i++) if ((await limiter.charge(downgraded, 1)).allowed) admitted++;
+    // The free plan's burst at most (two at 2/s), not what was leased at 1,000/s.
+    expect(admitted).to.be.at.most(2);
+  });
+
   it('enforces the write budget across instances', async () => {
     const clock = new ManualClock(START);
     const [a, b] = [await open(clock), await open(clock)];
