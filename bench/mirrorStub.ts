@@ -177,7 +177,7 @@ function route(method: string, url: URL): [number, unknown] {
   return [404, { _status: { messages: [{ message: 'Not found' }] } }];
 }
 
-/** Blocks no relay mix of the bench reads (they read the newest 10,000), for the stub's warm-up. */
+/** Blocks no relay mix of the bench reads (they read the newest 15,000), for the stub's warm-up. */
 const WARM_UP_BELOW = LATEST_BLOCK - 20_000;
 
 /** Every route of the stub on block `n`, as a path with its method. */
