@@ -4,8 +4,10 @@
  * (the edge, forwarding) by a few percent. `node --import tsx bench/instructions.ts [cases] [requests]`: cases
  * (comma-separated) among `edge` (the gateway answering eth_chainId itself), `forward` (eth_getBlockByNumber forwarded
  * to a constant upstream) and `relay` (the relay's production mix on a warm cache); 3,000 requests each by default,
- * counted after as many uncounted ones. The gateway runs under valgrind, about 50x slower, so its requests seldom
- * overlap: the figure is a request's own work, without the batching a loaded server gets.
+ * counted after five times as many uncounted ones (`INSTRUCTIONS_WARM_UP`). The gateway runs under valgrind, about 50x slower, so its requests seldom
+ * overlap: the figure is a request's own work, without the batching a loaded server gets. `INSTRUCTIONS_OUT=<dir>` keeps
+ * each counted window's callgrind file there (`callgrind_annotate` names Node's and V8's built-in functions; JIT-compiled
+ * JavaScript shows as addresses).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -19,6 +21,11 @@ import { ledgerChains, relayMirrorStub, relayMix } from './relayMix.js';
 
 const cases = (process.argv[2] ?? 'edge,forward').split(',');
 const requests = Number(process.argv[3] ?? 3_000);
+/**
+ * Uncounted requests first: under valgrind V8 keeps compiling (on threads valgrind runs in turn with the main one) for
+ * thousands of requests; with as many as are counted, TurboFan's passes were a tenth of the count.
+ */
+const warmUp = Number(process.env.INSTRUCTIONS_WARM_UP ?? 5 * requests);
 const CONCURRENCY = 8;
 
 /** The bench's gateway under callgrind with counting off until asked; resolves once it prints its ready line. */
@@ -57,15 +64,17 @@ async function send(pool: Pool, path: string, key: string, bodies: string[], cou
 }
 
 async function instructionsPerRequest(job: Omit<GatewayJob, 'dataDir'>, path: string, bodies: string[]): Promise<number> {
-  const outFile = join(tmpdir(), `callgrind.${process.pid}.${Date.now()}.out`);
+  // INSTRUCTIONS_OUT=<dir> keeps each case's counted window there, for callgrind_annotate.
+  const kept = process.env.INSTRUCTIONS_OUT;
+  const outFile = join(kept ?? tmpdir(), `callgrind.${process.pid}.${Date.now()}.out`);
   const { info, proc, dataDir } = await gatewayUnderCallgrind(job, outFile);
   const pool = new Pool(info.url, { connections: CONCURRENCY });
   try {
-    await send(pool, path, info.key, bodies, requests);
+    await send(pool, path, info.key, bodies, warmUp);
     await run('callgrind_control', ['-i', 'on', String(proc.pid)]);
     await send(pool, path, info.key, bodies, requests);
     await run('callgrind_control', ['-i', 'off', String(proc.pid)]);
-    await run('callgrind_control', ['-d', String(proc.pid)]);
+    await run('callgrind_control', ['--dump', String(proc.pid)]);
   } finally {
     await pool.close();
     proc.kill('SIGTERM');
@@ -73,8 +82,9 @@ async function instructionsPerRequest(job: Omit<GatewayJob, 'dataDir'>, path: st
     rmSync(dataDir, { recursive: true, force: true });
   }
   // The dump asked for holds the counted window; the one written at exit holds only what followed (no counting then).
-  const totals = readFileSync(`${outFile}.1`, 'utf8').match(/^(?:summary|totals): (\d+)/m);
-  rmSync(`${outFile}.1`, { force: true });
+  // `totals`, not the header's `summary`, which reads 0 when counting was switched on after the start.
+  const totals = readFileSync(`${outFile}.1`, 'utf8').match(/^totals: (\d+)/m);
+  if (!kept) rmSync(`${outFile}.1`, { force: true });
   rmSync(outFile, { force: true });
   if (!totals) throw new Error('callgrind wrote no totals');
   return Number(totals[1]) / requests;
