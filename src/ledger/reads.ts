@@ -54,6 +54,22 @@ function notAfter(a: string | undefined, b: string): boolean {
   return as.length !== bs.length ? as.length < bs.length : as !== bs ? as < bs : an <= bn;
 }
 
+/** A block's transactions all fall within one 2 s period of the record stream: its end is before its first one's second plus 3 s. */
+const BLOCK_SPAN_BOUND_SECONDS = 3;
+
+/** The gas price in force at `bound`, and when the fee schedule and the exchange rate it comes from were set. */
+export interface PriceBy {
+  bound: string;
+  tinybar: bigint;
+  feesSet?: string;
+  rateSet?: string;
+}
+
+/** The price of `by` as it was at a block's `end`: when the block ended by its bound and neither was set after the end. */
+export function priceAtEnd(by: PriceBy | undefined, end: string): bigint | undefined {
+  return by && notAfter(end, by.bound) && notAfter(by.feesSet, end) && notAfter(by.rateSet, end) ? by.tinybar : undefined;
+}
+
 /** The current fee schedule's gas price, the times it and the exchange rate were set, and the blocks it covers. */
 interface FeeState {
   /** The newest block the mirror node was known to have when this was asked for: its changes up to there are in. */
@@ -312,6 +328,11 @@ export class LedgerReads {
    * are read once the mirror node is known to have the block, so a change within it is in what they say; one
    * reading serves every block up to the newest known when it was asked for.
    */
+  /** Whether gasPriceTinybarSince answers for block `number` from what it has read, without a round trip. */
+  knowsPriceSince(number: number): boolean {
+    return this.feeState !== undefined && this.feeState.covers >= number;
+  }
+
   async gasPriceTinybarSince(number: number, since: string): Promise<bigint | undefined> {
     if (!this.feeState || this.feeState.covers < number) {
       const state: FeeState = { covers: Math.max(number, this.newest?.number ?? number), read: Promise.resolve(undefined) };
@@ -327,6 +348,27 @@ export class LedgerReads {
     }
     const state = await this.feeState.read;
     return state && notAfter(state.feesSet, since) && notAfter(state.rateSet, since) ? state.tinybar : undefined;
+  }
+
+  /**
+   * The gas price in force at the end of the block that holds a transaction at consensus time `since`, read before
+   * that end is known, beside the block: the fee schedule and the exchange rate in force at a bound the block has
+   * ended by (a block is a record file, whose transactions fall within one 2 s period, so `since`'s second plus 3 s).
+   * `priceAtEnd` says whether it holds for the block's actual end. Saves a round trip for every transaction older than
+   * the last change of either, which on mainnet is at most an hour away (the exchange rate is set hourly). Kept as
+   * final only once the mirror node is known to have a block past the bound: before, a change still to come before
+   * the bound is not in it.
+   */
+  gasPriceTinybarBy(since: string): Promise<PriceBy | undefined> {
+    const bound = `${Number(since.split('.')[0]) + BLOCK_SPAN_BOUND_SECONDS}.000000000`;
+    const read = async (): Promise<PriceBy | undefined> => {
+      const [fees, rate] = await Promise.all([
+        this.mirror.get<FeesBody>(`/api/v1/network/fees?timestamp=lte:${bound}`),
+        this.mirror.get<FeesBody>(`/api/v1/network/exchangerate?timestamp=lte:${bound}`),
+      ]);
+      return fees ? { bound, tinybar: ethereumFee(fees), feesSet: fees.timestamp, rateSet: rate?.timestamp } : undefined;
+    };
+    return this.newest && notAfter(bound, this.newest.timestamp.to) ? this.cache.final(`fees-by:${bound}`, read) : read();
   }
 
   /** Current account state; null when the address has no account. Never cached (nonces move). */

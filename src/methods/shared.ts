@@ -4,7 +4,7 @@ import { blockGasLimit } from '../ledger/blockGasLimit.js';
 import { standaloneTx, type BlockTx } from '../ledger/blocks.js';
 import { tinybarToWeibar, timestampSeconds, toHash32 } from '../ledger/convert.js';
 import { blockContext, formatBlock, formatBlockTransaction, type BlockContext } from '../ledger/format.js';
-import { executedResults, type BlockRef, type ContractResult, type MirrorBlock, type MirrorLog } from '../ledger/reads.js';
+import { executedResults, priceAtEnd, type BlockRef, type PriceBy, type ContractResult, type MirrorBlock, type MirrorLog } from '../ledger/reads.js';
 import type { MethodEnv } from './types.js';
 
 export async function gasPriceWeibar(env: MethodEnv): Promise<bigint> {
@@ -70,17 +70,27 @@ export async function locateTransaction(env: MethodEnv, hash: string): Promise<{
  * Transaction `hash` in block `number` (undefined when the block does not list it), and the gas price the block
  * paid (undefined without the block). Unless the block's contents are kept, the transaction is found from the
  * block's contract results and its own logs, read beside the block; the price is the current one where that was in
- * force since `since`, the transaction's consensus time.
+ * force since `since`, the transaction's consensus time, else the one in force by a bound the block ended by where
+ * nothing changed between its end and that bound: two round trips in all, a third only for the price at the block's
+ * end when a change fell in between.
  */
 async function inBlock(env: MethodEnv, number: number, hash: string, logs: Promise<MirrorLog[]>, since: string | undefined) {
   const rows = env.reads.earlyBlockRows({ number }, true);
-  const current = since === undefined ? undefined : env.reads.gasPriceTinybarSince(number, since);
-  current?.catch(() => undefined);
+  let current: Promise<bigint | undefined> | undefined;
+  let near: Promise<PriceBy | undefined> | undefined;
+  if (since !== undefined) {
+    // Where the current price was not in force since then, the one in force just after, read beside the block too:
+    // at once when the current one is read now as well (at most once a block), else only if it is needed. Failing,
+    // the price at the block's end is read after the block, as without it.
+    const read = !env.reads.knowsPriceSince(number);
+    current = env.reads.gasPriceTinybarSince(number, since);
+    near = (read ? env.reads.gasPriceTinybarBy(since) : current.then((tinybar) => (tinybar === undefined ? env.reads.gasPriceTinybarBy(since) : undefined))).catch(() => undefined);
+  }
   const block = await env.reads.blockByNumber(number);
   if (!block) return { block };
   const [tx, tinybar] = await Promise.all([
     rows ? logs.then((own) => env.reads.blockTransaction(rows, own, hash)) : env.reads.blockContents(block).then((c) => c.txs.find((t) => t.hash === toHash32(hash))),
-    (async () => (await current) ?? env.reads.gasPriceTinybarAt(block.timestamp.to))(),
+    (async () => (await current) ?? priceAtEnd(await near, block.timestamp.to) ?? env.reads.gasPriceTinybarAt(block.timestamp.to))(),
   ]);
   return { block, tx, price: tinybarToWeibar(tinybar) };
 }

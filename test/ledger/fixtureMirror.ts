@@ -94,6 +94,24 @@ interface RouteOpts {
   /** When the fee schedule and the exchange rate last changed; the examples' own timestamps otherwise. */
   feesSince?: string;
   synthetic?: SyntheticMode;
+  /** The consensus time of RESULT_DETAILS, whose example's own (167654.000123456) is not within its block 17. */
+  resultTimestamp?: string;
+}
+
+/** When the fee schedule and the exchange rate in force before the current ones were set (with the same prices). */
+const EARLIER_FILES = '1.000000000';
+
+/** Consensus timestamps in order. */
+const notLater = (a: string, b: string) => {
+  const [as, an = ''] = a.split('.');
+  const [bs, bn = ''] = b.split('.');
+  return Number(as) !== Number(bs) ? Number(as) < Number(bs) : an <= bn;
+};
+
+/** A file (fees, exchange rate) set at `setAt` as the mirror node answers it for `timestamp=lte:<t>`: the one in force then. */
+function fileAt(file: any, setAt: string, query: string): any {
+  const at = /(?:^|&)timestamp=lte:([0-9.]+)/.exec(query)?.[1];
+  return { ...file, timestamp: at === undefined || notLater(setAt, at) ? setAt : EARLIER_FILES };
 }
 
 function route(path: string, opts: RouteOpts): { status: number; body: unknown } {
@@ -135,8 +153,8 @@ function route(path: string, opts: RouteOpts): { status: number; body: unknown }
     const ofBusy = query.startsWith(`timestamp=gte:${busy.timestamp.from}&timestamp=lte:${busy.timestamp.to}&`) || query.startsWith(`transaction.hash=${SYNTHETIC_HASH}&`);
     return { status: 200, body: { logs: ofBusy ? [syntheticLog()] : [], links: { next: null } } };
   }
-  if (pathname === '/api/v1/network/fees') return { status: 200, body: { ...FEES, timestamp: feesSince ?? FEES.timestamp } };
-  if (pathname === '/api/v1/network/exchangerate') return { status: 200, body: { ...EXCHANGE_RATE, timestamp: feesSince ?? EXCHANGE_RATE.timestamp } };
+  if (pathname === '/api/v1/network/fees') return { status: 200, body: fileAt(FEES, feesSince ?? FEES.timestamp, query) };
+  if (pathname === '/api/v1/network/exchangerate') return { status: 200, body: fileAt(EXCHANGE_RATE, feesSince ?? EXCHANGE_RATE.timestamp, query) };
   const contractId = /^\/api\/v1\/contracts\/([^/]+)$/.exec(pathname)?.[1]?.toLowerCase();
   if (contractId !== undefined && contractId !== 'results') {
     const num = Number(CONTRACT.contract_id.split('.')[2]);
@@ -144,22 +162,24 @@ function route(path: string, opts: RouteOpts): { status: number; body: unknown }
     if (names.includes(contractId)) return { status: 200, body: CONTRACT };
   }
   const resultId = /^\/api\/v1\/contracts\/results\/(0x[0-9a-f]{64})$/.exec(pathname)?.[1];
-  if (resultId === RESULT_DETAILS.hash) return { status: 200, body: RESULT_DETAILS };
+  if (resultId === RESULT_DETAILS.hash) return { status: 200, body: { ...RESULT_DETAILS, timestamp: opts.resultTimestamp ?? RESULT_DETAILS.timestamp } };
   if (resultId === SYNTHETIC_HASH && synthetic === 'rows-single') return { status: 206, body: { ...syntheticRow(synthetic), logs: [syntheticLog()], state_changes: [] } };
   return { status: 404, body: { _status: { messages: [{ message: 'Not found' }] } } };
 }
 
 /**
  * `current`: answer `hbar=false` as a mirror node from v0.154 does; otherwise refuse it as v0.145 did. `feesSince`:
- * when the fee schedule and the exchange rate last changed. `synthetic`: the busy block also holds an HTS transfer.
+ * when the fee schedule and the exchange rate last changed (asked for a time before that, it answers the files in force
+ * before, set at EARLIER_FILES with the same prices). `synthetic`: the busy block also holds an HTS transfer.
+ * `resultTimestamp`: the consensus time RESULT_DETAILS is given.
  */
-export async function startFixtureMirror(opts: { current?: boolean; feesSince?: string; synthetic?: SyntheticMode } = {}): Promise<FixtureMirror> {
+export async function startFixtureMirror(opts: { current?: boolean; feesSince?: string; synthetic?: SyntheticMode; resultTimestamp?: string } = {}): Promise<FixtureMirror> {
   const paths: string[] = [];
   let held: Array<() => void> | undefined;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     paths.push(req.url ?? '');
     const answer = () => {
-      const { status, body } = route(req.url ?? '', { current: opts.current ?? false, feesSince: opts.feesSince, synthetic: opts.synthetic });
+      const { status, body } = route(req.url ?? '', { current: opts.current ?? false, feesSince: opts.feesSince, synthetic: opts.synthetic, resultTimestamp: opts.resultTimestamp });
       const text = JSON.stringify(body, (_k, v) => (typeof v === 'bigint' ? `#big#${v}` : v)).replace(/"#big#(\d+)"/g, '$1');
       res.writeHead(status, { 'content-type': 'application/json' }).end(text);
     };

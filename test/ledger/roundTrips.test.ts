@@ -86,20 +86,45 @@ describe('mirror-node round trips in sequence, cold', () => {
     expect(waves.slice(2).flat().every((p) => /^\/api\/v1\/(accounts|contracts)\/0x[0-9a-f]{40}(\?transactions=false)?$/.test(p)), String(waves)).to.equal(true);
   });
 
-  it('a receipt whose fees changed after it reads them at its block’s end, one round trip later, and reads the same', async () => {
-    const receipt = (hash: string) => result(relay, 'eth_getTransactionReceipt', [hash]);
-    expect(await roundTrips(mirror, () => receipt(RESULT_DETAILS.hash))).to.have.length(3);
+  describe('a receipt older than the last change of the fees', () => {
+    // Block 17 runs from …01.234500000 to …01.234600000; its transaction at its start; the bound its end is before: 3 s
+    // after the transaction's second.
     const block = BLOCKS.find((b) => b.number === RESULT_DETAILS.block_number);
-    expect(mirror.paths).to.include(`/api/v1/network/fees?timestamp=lte:${block.timestamp.to}`);
-    const unchanged = await startFixtureMirror({ current: true, feesSince: '1.000000000' });
-    const other = testRelay(296, { mirrorUrl: unchanged.url });
-    try {
-      expect(await receipt(RESULT_DETAILS.hash)).to.deep.equal(await result(other, 'eth_getTransactionReceipt', [RESULT_DETAILS.hash]));
-      expect(unchanged.paths.filter((p) => p.startsWith('/api/v1/network/fees?timestamp'))).to.deep.equal([]);
-    } finally {
-      await other.close();
-      await unchanged.close();
-    }
+    const at = block.timestamp.from;
+    const bound = `${Number(at.split('.')[0]) + 3}.000000000`;
+    const onlyParties = (waves: string[][]) => waves.slice(2).flat().every((p) => /^\/api\/v1\/(accounts|contracts)\/0x[0-9a-f]{40}(\?transactions=false)?$/.test(p));
+    const receiptWith = async (feesSince: string) => {
+      await relay.close();
+      await mirror.close();
+      mirror = await startFixtureMirror({ current: true, feesSince, resultTimestamp: at });
+      relay = testRelay(296, { mirrorUrl: mirror.url }, { latestCacheMs: 500 });
+      return roundTrips(mirror, () => result(relay, 'eth_getTransactionReceipt', [RESULT_DETAILS.hash]));
+    };
+    /** The receipt where the fees never changed after it: what the block paid either way. */
+    const unchangedReceipt = async () => {
+      const unchanged = await startFixtureMirror({ current: true, feesSince: '1.000000000', resultTimestamp: at });
+      const other = testRelay(296, { mirrorUrl: unchanged.url });
+      try {
+        return await result(other, 'eth_getTransactionReceipt', [RESULT_DETAILS.hash]);
+      } finally {
+        await other.close();
+        await unchanged.close();
+      }
+    };
+
+    it('reads them as they were by its block’s end beside its block: no round trip more, and the same receipt', async () => {
+      const waves = await receiptWith('1700000000.000000000');
+      expect(waves[1]).to.include.members(['/api/v1/blocks/17', `/api/v1/network/fees?timestamp=lte:${bound}`, `/api/v1/network/exchangerate?timestamp=lte:${bound}`]);
+      expect(onlyParties(waves), String(waves)).to.equal(true);
+      expect(mirror.paths).to.not.include(`/api/v1/network/fees?timestamp=lte:${block.timestamp.to}`);
+      expect(await result(relay, 'eth_getTransactionReceipt', [RESULT_DETAILS.hash])).to.deep.equal(await unchangedReceipt());
+    });
+
+    it('changed between its block’s end and that bound, reads them at the block’s end, one round trip later', async () => {
+      const waves = await receiptWith('1676540002.000000000');
+      expect(waves[2]).to.include(`/api/v1/network/fees?timestamp=lte:${block.timestamp.to}`);
+      expect(await result(relay, 'eth_getTransactionReceipt', [RESULT_DETAILS.hash])).to.deep.equal(await unchangedReceipt());
+    });
   });
 
   it('eth_getBalance at a block reads the block beside the head', async () => {
