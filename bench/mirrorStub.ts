@@ -116,6 +116,15 @@ function blockAt(query: URLSearchParams): number {
   return Math.max(0, Math.min(LATEST_BLOCK, Math.floor((s - GENESIS_SECONDS) / 2)));
 }
 
+/**
+ * When the fee schedule and the exchange rate in force at the query's `timestamp=lte:` were set, as the mirror node
+ * answers a time before the current files: the ones before them (same prices), set at genesis.
+ */
+function ratesSetAsOf(q: URLSearchParams): string {
+  const at = q.getAll('timestamp').find((v) => v.startsWith('lte:'))?.slice(4);
+  return at !== undefined && Number(at) < seconds(RATES_SET_BLOCK) ? ts(GENESIS_SECONDS) : ts(seconds(RATES_SET_BLOCK));
+}
+
 function route(method: string, url: URL): [number, unknown] {
   const p = url.pathname.replace(/^\/api\/v1/, '');
   const q = url.searchParams;
@@ -169,10 +178,10 @@ function route(method: string, url: URL): [number, unknown] {
     ];
   }
   if (p === '/network/fees') {
-    return [200, { fees: [{ gas: 71, transaction_type: 'ContractCall' }, { gas: 71, transaction_type: 'ContractCreate' }, { gas: 71, transaction_type: 'EthereumTransaction' }], timestamp: ts(seconds(RATES_SET_BLOCK)) }];
+    return [200, { fees: [{ gas: 71, transaction_type: 'ContractCall' }, { gas: 71, transaction_type: 'ContractCreate' }, { gas: 71, transaction_type: 'EthereumTransaction' }], timestamp: ratesSetAsOf(q) }];
   }
   if (p === '/network/exchangerate') {
-    return [200, { current_rate: { cent_equivalent: 12, expiration_time: 4102444800, hbar_equivalent: 1 }, next_rate: { cent_equivalent: 12, expiration_time: 4102448400, hbar_equivalent: 1 }, timestamp: ts(seconds(RATES_SET_BLOCK)) }];
+    return [200, { current_rate: { cent_equivalent: 12, expiration_time: 4102444800, hbar_equivalent: 1 }, next_rate: { cent_equivalent: 12, expiration_time: 4102448400, hbar_equivalent: 1 }, timestamp: ratesSetAsOf(q) }];
   }
   return [404, { _status: { messages: [{ message: 'Not found' }] } }];
 }
