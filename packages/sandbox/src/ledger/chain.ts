@@ -456,7 +456,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     const records: LedgerTransaction[] = [];
     for (const h of handled) {
       const evmHash = h.contractRun?.evmHash ?? (h.evmExecuted ? h.ethEvmHash : undefined);
-      if (evmHash) h.systemCalls = await systemContractCalls(this.evm, evmHash, this.#addressBook);
+      if (evmHash) h.systemCalls = await systemContractCalls(this.evm, evmHash, this.#addressBook, (a) => this.#system.isSystemAddress(a, this.#tokens));
       if (h.contractRun) await this.#settleContract(h);
       else if (h.evmExecuted) await this.#settleEvmResult(h);
       if (h.systemCalls) await this.#takeSystemCalls(h, h.systemCalls);
@@ -822,6 +822,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     const settled = await settleContractRun(this.evm, run, item.gas);
     const halted = this.#haltedBySystemAccount(h);
     const outcome = { ...settled, ...(halted ?? h.preset) };
+    if (!halted && !h.preset) outcome.gasUsed = min(item.gas, outcome.gasUsed + (h.systemCalls?.systemAccountGas ?? 0n));
     // A halted creation leaves no contract.
     if (halted && run.creation) await this.evm.request({ method: 'hardhat_setCode', params: [run.creation.address, '0x'] });
     h.result = outcome.result;
@@ -865,7 +866,8 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     const { upfront, prepaidWeibar } = h.gas!;
     const gasLimit = tx.gasLimit;
     const halted = this.#haltedBySystemAccount(h) ?? (h.preset?.result === 'SUCCESS' ? undefined : h.preset);
-    h.gasUsed = halted?.gasUsed ?? h.preset?.gasUsed ?? chargedGas(gasLimit, BigInt(receipt.gasUsed), this.maxRefundPercentOfGasLimit);
+    const evmGasUsed = min(gasLimit, BigInt(receipt.gasUsed) + (h.systemCalls?.systemAccountGas ?? 0n));
+    h.gasUsed = halted?.gasUsed ?? h.preset?.gasUsed ?? chargedGas(gasLimit, evmGasUsed, this.maxRefundPercentOfGasLimit);
     const settled = settledGasCharges(upfront, gasLimit, h.gasUsed, BigInt(GAS_PRICE_TINYBAR));
     const evmCharge = BigInt(receipt.gasUsed) * BigInt(receipt.effectiveGasPrice);
     await this.#addWeibar(tx.from!, evmCharge - prepaidWeibar + (upfront.sender - settled.sender) * WEIBAR_PER_TINYBAR);
@@ -1120,3 +1122,5 @@ function statusForEvmRefusal(message: string): string {
   if (m.includes('fee') || m.includes('gas price')) return 'INSUFFICIENT_TX_FEE';
   return 'INVALID_ETHEREUM_TRANSACTION';
 }
+
+const min = (a: bigint, b: bigint) => (a < b ? a : b);
