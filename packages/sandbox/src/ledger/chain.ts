@@ -27,7 +27,7 @@ import type { TokenState } from './tokenState.js';
 import type { NativeWork } from './nativeWork.js';
 import { keyRef, publicKeyOf } from './tokenDecode.js';
 import { HTS_ADDRESS, SystemContracts, type AccountAddresses } from './systemContracts.js';
-import { systemContractCalls, type AddressBook, type SystemContractCalls } from './systemContractCalls.js';
+import { LAST_SYSTEM_ACCOUNT, systemContractCalls, type AddressBook, type SystemContractCalls } from './systemContractCalls.js';
 import { longZeroCreationHalt, systemAccountNoop, type PresetOutcome } from './topLevelCall.js';
 import {
   ConsensusClock,
@@ -35,6 +35,7 @@ import {
   entityId,
   entityNum,
   longZeroAddress,
+  longZeroNum,
   recordFileName,
   timestampNanos,
   timestampString,
@@ -455,7 +456,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     const records: LedgerTransaction[] = [];
     for (const h of handled) {
       const evmHash = h.contractRun?.evmHash ?? (h.evmExecuted ? h.ethEvmHash : undefined);
-      if (evmHash) h.systemCalls = await systemContractCalls(this.evm, evmHash, this.#addressBook);
+      if (evmHash) h.systemCalls = await systemContractCalls(this.evm, evmHash, this.#addressBook, (a) => this.#system.isSystemAddress(a, this.#tokens));
       if (h.contractRun) await this.#settleContract(h);
       else if (h.evmExecuted) await this.#settleEvmResult(h);
       if (h.systemCalls) await this.#takeSystemCalls(h, h.systemCalls);
@@ -666,7 +667,8 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     this.#seen(from);
     // The sender's first EthereumTransaction completes a hollow account with the key that signed it (HIP-583).
     if (known && isHollow(known, this.#keys.get(known.id))) this.#completeHollow(h, known, PublicKey.fromStringECDSA(SigningKey.computePublicKey(tx.fromPublicKey!, true)));
-    if (tx.to && !this.#system.isSystemAddress(tx.to, this.#tokens)) this.#seen(tx.to.toLowerCase());
+    // A long-zero address names an id: the ledger never gives it to an account of another number (#unknownLongZero).
+    if (tx.to && !this.#system.isSystemAddress(tx.to, this.#tokens) && !this.#unknownLongZero(tx.to)) this.#seen(tx.to.toLowerCase());
     if (tx.chainId !== 0n && tx.chainId !== BigInt(this.chainId)) {
       h.result = 'WRONG_CHAIN_ID';
       return;
@@ -703,9 +705,13 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     h.gas = { upfront, prepaidWeibar };
     await this.#addWeibar(from, prepaidWeibar - upfront.sender * WEIBAR_PER_TINYBAR);
     await this.#addWeibar(this.#byId.get(item.payer)!.evmAddress, -upfront.relayer * WEIBAR_PER_TINYBAR);
-    if (tx.to) h.preset = systemAccountNoop(tx.to, tx.value, tx.gasLimit, this.#system.isSystemAddress(tx.to, this.#tokens));
+    if (tx.to) {
+      const isSystem = this.#system.isSystemAddress(tx.to, this.#tokens);
+      h.preset = systemAccountNoop(tx.to, tx.value, tx.gasLimit, isSystem) ?? longZeroCreationHalt(tx.to, tx.value, tx.gasLimit, isSystem || !this.#unknownLongZero(tx.to));
+    }
     try {
-      h.ethEvmHash = await this.#sendToEvm(tx);
+      // A call the network halts before its code runs moves no value: the EVM runs it without any.
+      h.ethEvmHash = await this.#sendToEvm(tx, h.preset !== undefined && h.preset.result !== 'SUCCESS');
       h.evmExecuted = true;
     } catch (err) {
       await this.#undoUpfrontGas(h);
@@ -718,11 +724,13 @@ export class LedgerChain extends EventEmitter implements LedgerView {
    * transactions without a chain id (pre-EIP-155, which the official debug suite sends), while EDR refuses them raw:
    * those run as the sender's own unsigned transaction with the same fields, under a hash of the EVM's.
    */
-  async #sendToEvm(tx: Transaction): Promise<string> {
-    if (tx.chainId !== 0n) return (await this.evm.request({ method: 'eth_sendRawTransaction', params: [tx.serialized] })) as string;
+  async #sendToEvm(tx: Transaction, withoutValue = false): Promise<string> {
+    if (tx.chainId !== 0n && !withoutValue) return (await this.evm.request({ method: 'eth_sendRawTransaction', params: [tx.serialized] })) as string;
     const hex = (n: bigint) => `0x${n.toString(16)}`;
     await this.evm.request({ method: 'hardhat_impersonateAccount', params: [tx.from] });
-    const fields = { from: tx.from, to: tx.to, nonce: hex(BigInt(tx.nonce)), gas: hex(tx.gasLimit), gasPrice: hex(tx.gasPrice ?? 0n), value: hex(tx.value), data: tx.data };
+    // The price the signed transaction would have had the EVM take up front (prepaidWeibar in #handleEthereum).
+    const gasPrice = tx.gasPrice ?? tx.maxFeePerGas ?? 0n;
+    const fields = { from: tx.from, to: tx.to, nonce: hex(BigInt(tx.nonce)), gas: hex(tx.gasLimit), gasPrice: hex(gasPrice), value: hex(withoutValue ? 0n : tx.value), data: tx.data };
     return (await this.evm.request({ method: 'eth_sendTransaction', params: [fields] })) as string;
   }
 
@@ -814,6 +822,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     const settled = await settleContractRun(this.evm, run, item.gas);
     const halted = this.#haltedBySystemAccount(h);
     const outcome = { ...settled, ...(halted ?? h.preset) };
+    if (!halted && !h.preset) outcome.gasUsed = min(item.gas, outcome.gasUsed + (h.systemCalls?.systemAccountGas ?? 0n));
     // A halted creation leaves no contract.
     if (halted && run.creation) await this.evm.request({ method: 'hardhat_setCode', params: [run.creation.address, '0x'] });
     h.result = outcome.result;
@@ -856,8 +865,9 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     // on the gas used (or its floor), and refunds the rest relayer first (gasCharging.ts). Undo the one, apply the other.
     const { upfront, prepaidWeibar } = h.gas!;
     const gasLimit = tx.gasLimit;
-    const halted = this.#haltedBySystemAccount(h);
-    h.gasUsed = halted?.gasUsed ?? h.preset?.gasUsed ?? chargedGas(gasLimit, BigInt(receipt.gasUsed), this.maxRefundPercentOfGasLimit);
+    const halted = this.#haltedBySystemAccount(h) ?? (h.preset?.result === 'SUCCESS' ? undefined : h.preset);
+    const evmGasUsed = min(gasLimit, BigInt(receipt.gasUsed) + (h.systemCalls?.systemAccountGas ?? 0n));
+    h.gasUsed = halted?.gasUsed ?? h.preset?.gasUsed ?? chargedGas(gasLimit, evmGasUsed, this.maxRefundPercentOfGasLimit);
     const settled = settledGasCharges(upfront, gasLimit, h.gasUsed, BigInt(GAS_PRICE_TINYBAR));
     const evmCharge = BigInt(receipt.gasUsed) * BigInt(receipt.effectiveGasPrice);
     await this.#addWeibar(tx.from!, evmCharge - prepaidWeibar + (upfront.sender - settled.sender) * WEIBAR_PER_TINYBAR);
@@ -887,7 +897,7 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     }
     if (receipt.contractAddress) h.contractId = this.#seen(receipt.contractAddress, true).id;
     else if (tx.to && (await this.#markIfContract(tx.to))) h.contractId = this.account(tx.to)!.id;
-    else if (tx.to) h.contractId = this.#system.tokenAt(tx.to, this.#tokens)?.id;
+    else if (tx.to) h.contractId = this.#system.tokenAt(tx.to, this.#tokens)?.id ?? (this.#unknownLongZero(tx.to) ? entityId(longZeroNum(tx.to)!) : undefined);
   }
 
   /**
@@ -1005,6 +1015,16 @@ export class LedgerChain extends EventEmitter implements LedgerView {
     return account;
   }
 
+  /**
+   * A long-zero address past the system accounts that no account has: the network makes no account there, neither by
+   * a call without value nor by lazy creation, which it refuses for long-zero addresses (topLevelCall.ts), and files
+   * a call there under the number it names (hiero-consensus-node `FrameRunner.computeRecipientMetadata`).
+   */
+  #unknownLongZero(address: string): boolean {
+    const num = longZeroNum(address);
+    return num !== undefined && BigInt(num) > LAST_SYSTEM_ACCOUNT && this.account(address) === undefined;
+  }
+
   /** An EVM address the ledger meets for the first time gets an account id (a contract's, when it has code). */
   #seen(address: string, isContract = false): LedgerAccount {
     const known = this.account(address);
@@ -1102,3 +1122,5 @@ function statusForEvmRefusal(message: string): string {
   if (m.includes('fee') || m.includes('gas price')) return 'INSUFFICIENT_TX_FEE';
   return 'INVALID_ETHEREUM_TRANSACTION';
 }
+
+const min = (a: bigint, b: bigint) => (a < b ? a : b);

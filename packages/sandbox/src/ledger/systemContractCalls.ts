@@ -8,6 +8,11 @@
  *   a token creation: hiero-consensus-node `CustomMessageCallProcessor` halts that frame with INVALID_CONTRACT_ID, and
  *   `FrameRunner.propagateHaltException` halts every frame above it too, so the whole transaction fails so, whatever
  *   the EVM here made of the call or of the frames around it.
+ * - calls inside the transaction, without value, to a system account that is neither an EVM precompile nor a system
+ *   contract: `CustomMessageCallProcessor.start` runs every frame through `handleNonExtantSystemAccount`, not only the
+ *   top-level one, and it clears the frame's remaining gas: the call succeeds empty and the gas it was given is spent,
+ *   where the EVM here spends none of it. The EVM's caller carried on with that gas; code that would have run out of
+ *   it on the network is not modelled, only the gas charged.
  * Of the creations, only frames whose effects stand count: a frame that failed, or sits under one that did, changed
  * nothing.
  */
@@ -69,6 +74,8 @@ export interface SystemContractCalls {
   valueToSystemAccount: boolean;
   /** Every value move of the frames that stood (the transaction's own included), to undo when it halts. */
   valueMoves: Array<{ from: string; to: string; valueWeibar: bigint }>;
+  /** Gas the network spends on nested calls to system accounts without a precompile, beyond what the EVM spent. */
+  systemAccountGas: bigint;
 }
 
 /** The frames in execution order: all of them, or only those whose effects stand. */
@@ -91,9 +98,14 @@ const isCreationCall = (f: CallFrame) => f.type === 'CALL' && f.to?.toLowerCase(
 const haltsTransaction = (f: CallFrame) => isValueCall(f) && isSystemAccount(f.to) && !isCreationCall(f);
 
 /** Reads a transaction's call trace for the calls above. */
-export async function systemContractCalls(evm: EvmRequester, evmHash: string, book: AddressBook): Promise<SystemContractCalls> {
+export async function systemContractCalls(
+  evm: EvmRequester,
+  evmHash: string,
+  book: AddressBook,
+  isSystemContract: (address: string) => boolean,
+): Promise<SystemContractCalls> {
   const top = (await evm.request({ method: 'debug_traceTransaction', params: [evmHash, { tracer: 'callTracer' }] })) as CallFrame;
-  const calls: SystemContractCalls = { creations: [], creationPayments: [], valueToSystemAccount: false, valueMoves: [] };
+  const calls: SystemContractCalls = { creations: [], creationPayments: [], valueToSystemAccount: false, valueMoves: [], systemAccountGas: systemAccountGas(top, isSystemContract) };
   calls.valueToSystemAccount = frames(top, false).some(haltsTransaction);
   for (const frame of frames(top, true)) {
     const creation = isCreationCall(frame) ? tokenCreation(frame, book) : undefined;
@@ -124,6 +136,35 @@ export function haltedTrace<F extends CallFrame & { calls?: F[] }>(top: F): F {
 }
 
 const HALT = 'INVALID_CONTRACT_ID';
+
+/** Besu's EVM precompiles of the network's EVM version (Cancun: 0x01 to 0x0a). */
+const LAST_EVM_PRECOMPILE = 0x0an;
+
+/** A frame's `gas` and `gasUsed` as callTracer reports them (hex quantities). */
+type GasFrame = CallFrame & { gas?: string; gasUsed?: string };
+
+/**
+ * The gas nested calls to system accounts without a precompile would have spent on the network, beyond what they
+ * spent here: all they were given. Frames under one that halted (an error other than a revert) are left out, since
+ * the halt already spent all of its gas; a revert hands back only the gas its frame had left.
+ */
+export function systemAccountGas(top: CallFrame, isSystemContract: (address: string) => boolean): bigint {
+  let extra = 0n;
+  const visit = (frame: GasFrame, depth: number) => {
+    const to = frame.to;
+    const target = to === undefined ? 0n : BigInt(to);
+    const noValue = frame.value === undefined || BigInt(frame.value) === 0n;
+    const isCall = frame.type !== 'CREATE' && frame.type !== 'CREATE2';
+    if (depth > 0 && isCall && noValue && target > LAST_EVM_PRECOMPILE && target <= LAST_SYSTEM_ACCOUNT && !isSystemContract(to!)) {
+      extra += BigInt(frame.gas ?? '0x0') - BigInt(frame.gasUsed ?? '0x0');
+      return;
+    }
+    if (frame.error !== undefined && frame.error !== 'execution reverted') return;
+    for (const child of frame.calls ?? []) visit(child, depth + 1);
+  };
+  visit(top, 0);
+  return extra;
+}
 
 /** A creation 0x167 answered SUCCESS for, as the ledger's TokenSpec; undefined for any other call. */
 function tokenCreation(frame: CallFrame, book: AddressBook): TokenCreationCall | undefined {
