@@ -321,6 +321,11 @@ export class LedgerReads {
     });
   }
 
+  /** Whether gasPriceTinybarSince answers for block `number` from what it has read, without a round trip. */
+  knowsPriceSince(number: number): boolean {
+    return this.feeState !== undefined && this.feeState.covers >= number;
+  }
+
   /**
    * The gas price in force at the end of block `number` without its end, which gasPriceTinybarAt needs: the current
    * one when neither the fee schedule nor the exchange rate (the mirror node prices gas with both) was set after
@@ -328,11 +333,6 @@ export class LedgerReads {
    * are read once the mirror node is known to have the block, so a change within it is in what they say; one
    * reading serves every block up to the newest known when it was asked for.
    */
-  /** Whether gasPriceTinybarSince answers for block `number` from what it has read, without a round trip. */
-  knowsPriceSince(number: number): boolean {
-    return this.feeState !== undefined && this.feeState.covers >= number;
-  }
-
   async gasPriceTinybarSince(number: number, since: string): Promise<bigint | undefined> {
     if (!this.feeState || this.feeState.covers < number) {
       const state: FeeState = { covers: Math.max(number, this.newest?.number ?? number), read: Promise.resolve(undefined) };
