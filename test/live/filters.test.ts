@@ -112,6 +112,17 @@ describe('filters through the gateway', function () {
         for (const id of ids) expect((await call(url, 'eth_uninstallFilter', [id])).result).to.equal(true);
       });
 
+      it('filter ids are all 32 hex digits long: none is shortened by a leading zero', async () => {
+        // One id in 16 was 31 digits when a leading zero was trimmed: 100 ids all 32 long had 0.2% odds then.
+        const lengths = new Set<number>();
+        for (let i = 0; i < 100; i++) {
+          const id = (await call(url, 'eth_newBlockFilter')).result;
+          lengths.add(id.length - 2);
+          await call(url, 'eth_uninstallFilter', [id]);
+        }
+        expect([...lengths]).to.deep.equal([32]);
+      });
+
       it('a filter expires five minutes after its last poll, as in geth', async () => {
         // The clock also moves by itself between calls: a margin of a minute, far more than a call takes on a busy machine.
         const id = (await call(url, 'eth_newBlockFilter')).result;
