@@ -37,6 +37,9 @@ async function roundTrips(mirror: FixtureMirror, run: () => Promise<unknown>): P
   return waves;
 }
 
+/** Whether every round trip after the second asks only for a sender's or recipient's entity (as the other kind of entity). */
+const onlyParties = (waves: string[][]) => waves.slice(2).flat().every((p) => /^\/api\/v1\/(accounts|contracts)\/0x[0-9a-f]{40}(\?transactions=false)?$/.test(p));
+
 describe('mirror-node round trips in sequence, cold', () => {
   let mirror: FixtureMirror;
   let relay: LedgerRelay;
@@ -83,7 +86,7 @@ describe('mirror-node round trips in sequence, cold', () => {
     expect(waves[1]).to.include.members(['/api/v1/blocks/17', '/api/v1/network/fees', '/api/v1/network/exchangerate']);
     // Later only the parties' lookups as the other kind of entity: this payer is a contract, looked for as an account
     // first, and this recipient is neither.
-    expect(waves.slice(2).flat().every((p) => /^\/api\/v1\/(accounts|contracts)\/0x[0-9a-f]{40}(\?transactions=false)?$/.test(p)), String(waves)).to.equal(true);
+    expect(onlyParties(waves), String(waves)).to.equal(true);
   });
 
   describe('a receipt older than the last change of the fees', () => {
@@ -92,7 +95,6 @@ describe('mirror-node round trips in sequence, cold', () => {
     const block = BLOCKS.find((b) => b.number === RESULT_DETAILS.block_number);
     const at = block.timestamp.from;
     const bound = `${Number(at.split('.')[0]) + 3}.000000000`;
-    const onlyParties = (waves: string[][]) => waves.slice(2).flat().every((p) => /^\/api\/v1\/(accounts|contracts)\/0x[0-9a-f]{40}(\?transactions=false)?$/.test(p));
     const receiptWith = async (feesSince: string) => {
       await relay.close();
       await mirror.close();
