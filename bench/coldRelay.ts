@@ -1,25 +1,21 @@
 /**
  * The relay's cold row alone, as many times as asked: each time a fresh gateway process (the bench's, with
  * BENCH_NODE_FLAGS) on a fresh counting mirror stub, idle for 2 s, then one load run of the production mix. Prints
- * each run's throughput, then the same process's again once warm,, the gateway's CPU per request (main thread and V8's helper threads apart) and mirror requests
+ * each run's throughput, then the same process's again once warm, the gateway's CPU per request (main thread and V8's helper threads apart) and mirror requests
  * per relay request, to compare designs of the cold path without the rest of the bench:
  * `flock /tmp/bench.lock node --import tsx bench/coldRelay.ts [runs]`; COLD_AMOUNT (below) for a fixed amount of work. With BENCH_NODE_FLAGS=--cpu-prof the gateway
  * writes its profile into the working directory when it stops.
  */
-import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
-import { compile, cpuMsOf, fmt, gateway, load, median } from './harness.js';
+import { appendFileSync, readdirSync } from 'node:fs';
+import { compile, cpuMsOf, fmt, gateway, load, median, statCpuMs } from './harness.js';
 import { ledgerChains, mirrorRequests, relayMirrorStub, relayMix } from './relayMix.js';
 
 /** CPU (ms) of a process's main thread and of its other threads (V8's compiler and GC helpers, libuv), from /proc. */
 function threadCpuMs(pid: number): { main: number; helpers: number } {
-  const ms = (stat: string) => {
-    const fields = stat.split(') ')[1].split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  };
   let all = 0;
   let main = 0;
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    const used = ms(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8'));
+    const used = statCpuMs(`/proc/${pid}/task/${tid}/stat`);
     all += used;
     if (tid === String(pid)) main = used;
   }

@@ -117,7 +117,12 @@ export async function compile(): Promise<void> {
 
 /** CPU time a process has used (user and system), from /proc (Linux), in ms. */
 export function cpuMsOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return statCpuMs(`/proc/${pid}/stat`);
+}
+
+/** CPU time (user and system, ms) in a /proc stat file: a process's, or one thread's (`/proc/<pid>/task/<tid>/stat`). */
+export function statCpuMs(file: string): number {
+  const fields = readFileSync(file, 'utf8').split(') ')[1].split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 

@@ -77,6 +77,11 @@ interface FeeState {
   read: Promise<{ tinybar: bigint; feesSet?: string; rateSet?: string } | undefined>;
 }
 
+/** The gas price two price files give, and when each was set. */
+function priceOf(fees: FeesBody | null, rate: FeesBody | null): { tinybar: bigint; feesSet?: string; rateSet?: string } {
+  return { tinybar: ethereumFee(fees), feesSet: fees?.timestamp, rateSet: rate?.timestamp };
+}
+
 function ethereumFee(body: FeesBody | null): bigint {
   const fee = body?.fees?.find((f) => f.transaction_type === 'EthereumTransaction');
   if (!fee) throw new GatewayError('MIRROR_UNAVAILABLE', 'the mirror node has no EthereumTransaction fee');
@@ -336,8 +341,8 @@ export class LedgerReads {
   async gasPriceTinybarSince(number: number, since: string): Promise<bigint | undefined> {
     if (!this.feeState || this.feeState.covers < number) {
       const state: FeeState = { covers: Math.max(number, this.newest?.number ?? number), read: Promise.resolve(undefined) };
-      state.read = Promise.all([this.mirror.get<FeesBody>('/api/v1/network/fees'), this.mirror.get<FeesBody>('/api/v1/network/exchangerate')]).then(
-        ([fees, rate]) => ({ tinybar: ethereumFee(fees), feesSet: fees?.timestamp, rateSet: rate?.timestamp }),
+      state.read = this.priceFiles('').then(
+        ([fees, rate]) => priceOf(fees, rate),
         () => {
           // Asked again next time rather than never.
           if (this.feeState === state) this.feeState = undefined;
@@ -362,13 +367,15 @@ export class LedgerReads {
   gasPriceTinybarBy(since: string): Promise<PriceBy | undefined> {
     const bound = `${Number(since.split('.')[0]) + BLOCK_SPAN_BOUND_SECONDS}.000000000`;
     const read = async (): Promise<PriceBy | undefined> => {
-      const [fees, rate] = await Promise.all([
-        this.mirror.get<FeesBody>(`/api/v1/network/fees?timestamp=lte:${bound}`),
-        this.mirror.get<FeesBody>(`/api/v1/network/exchangerate?timestamp=lte:${bound}`),
-      ]);
-      return fees ? { bound, tinybar: ethereumFee(fees), feesSet: fees.timestamp, rateSet: rate?.timestamp } : undefined;
+      const [fees, rate] = await this.priceFiles(`?timestamp=lte:${bound}`);
+      return fees ? { bound, ...priceOf(fees, rate) } : undefined;
     };
     return this.newest && notAfter(bound, this.newest.timestamp.to) ? this.cache.final(`fees-by:${bound}`, read) : read();
+  }
+
+  /** The fee schedule and the exchange rate (the mirror node prices gas with both), with `query` (`''`: the current ones). */
+  private priceFiles(query: string): Promise<[FeesBody | null, FeesBody | null]> {
+    return Promise.all([this.mirror.get<FeesBody>(`/api/v1/network/fees${query}`), this.mirror.get<FeesBody>(`/api/v1/network/exchangerate${query}`)]);
   }
 
   /** Current account state; null when the address has no account. Never cached (nonces move). */
