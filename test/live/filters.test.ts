@@ -112,15 +112,17 @@ describe('filters through the gateway', function () {
         for (const id of ids) expect((await call(url, 'eth_uninstallFilter', [id])).result).to.equal(true);
       });
 
-      it('filter ids are all 32 hex digits long: none is shortened by a leading zero', async () => {
-        // One id in 16 was 31 digits when a leading zero was trimmed: 100 ids all 32 long had 0.2% odds then.
+      it('filter ids are 128-bit quantities: a leading zero is trimmed, so some ids are shorter than 32 digits', async () => {
+        // The official rpc_batch3 suite asks for ids until one is under 32 digits (it then sends it zero-padded); ids
+        // drawn again until 32 digits long made it fail. One id in 16 is shorter: 300 with none had odds of 4e-9.
         const lengths = new Set<number>();
-        for (let i = 0; i < 100; i++) {
+        for (let i = 0; i < 300 && lengths.size < 2; i++) {
           const id = (await call(url, 'eth_newBlockFilter')).result;
           lengths.add(id.length - 2);
           await call(url, 'eth_uninstallFilter', [id]);
         }
-        expect([...lengths]).to.deep.equal([32]);
+        expect(Math.min(...lengths)).to.be.below(32);
+        expect(Math.max(...lengths)).to.equal(32);
       });
 
       it('a filter expires five minutes after its last poll, as in geth', async () => {
