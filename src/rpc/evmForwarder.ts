@@ -196,15 +196,6 @@ export class EvmForwarder implements RpcBackend {
     return receipt ? { result: receipt } : late();
   }
 
-  /** Every call answered: an upstream failure becomes each call's error. */
-  private sendOrFail(calls: RpcCall[], ctx?: CallContext): Promise<RpcOutcome[]> {
-    return this.send(calls, ctx).then(undefined, (err: unknown) => {
-      if (!isGatewayError(err)) throw err;
-      const error = toErrorObject(err);
-      return calls.map(() => ({ error }));
-    });
-  }
-
   private answerLocally(call: RpcCall): RpcOutcome | undefined {
     if (call.method === 'eth_chainId') return { result: this.chainIdHex };
     if (call.method === 'net_version') return { result: this.netVersion };
@@ -221,11 +212,17 @@ export class EvmForwarder implements RpcBackend {
 
   /**
    * The calls sent to an upstream that has the blocks they name (and, for `latest`, the head the key was shown), their
-   * answers then kept consistent with that head: see `consistent`.
+   * answers then kept consistent with that head (see `consistent`); every call answered, an upstream failure as each
+   * call's error.
    */
-  private send(calls: RpcCall[], ctx?: CallContext): Promise<RpcOutcome[]> {
+  private sendOrFail(calls: RpcCall[], ctx?: CallContext): Promise<RpcOutcome[]> {
+    const failed = (err: unknown): RpcOutcome[] => {
+      if (!isGatewayError(err)) throw err;
+      const error = toErrorObject(err);
+      return calls.map(() => ({ error }));
+    };
     // Calls whose answers never depend on a head (eth_gasPrice, eth_sendRawTransaction, ...) skip the bookkeeping.
-    if (!calls.some(readsAtHead)) return this.post(calls, {});
+    if (!calls.some(readsAtHead)) return this.post(calls, {}).then(undefined, failed);
     const keyId = ctx?.key?.id;
     const pin = this.heads.get(keyId);
     let minHead: bigint | undefined;
@@ -234,6 +231,7 @@ export class EvmForwarder implements RpcBackend {
       if (need !== undefined && (minHead === undefined || need > minHead)) minHead = need;
     }
     let from: Answerer | undefined;
+    // One promise from the upstream's answer to the outcomes: the consistency checks and the failure share it.
     return this.post(calls, { minHead, answered: (label, head) => (from = { label, head }) }).then((outcomes) => {
       let asking = false;
       for (let i = 0; i < outcomes.length; i++) {
@@ -243,7 +241,7 @@ export class EvmForwarder implements RpcBackend {
       }
       // Only an answer asked again waits; the others are final as they came.
       return asking ? Promise.all(outcomes) : outcomes;
-    });
+    }, failed);
   }
 
   /**

@@ -8,6 +8,8 @@ export const MAX_PARAMS_DEPTH = 32;
 
 /** Without recursion, so the check itself cannot overflow the stack. */
 function deeperThan(value: unknown, max: number): boolean {
+  // Most params are a list of numbers, strings and flags: nothing to walk.
+  if (Array.isArray(value) && value.every(isScalar)) return false;
   const stack: Array<[unknown, number]> = [[value, 0]];
   while (stack.length > 0) {
     const [v, depth] = stack.pop()!;
@@ -17,6 +19,8 @@ function deeperThan(value: unknown, max: number): boolean {
   }
   return false;
 }
+
+const isScalar = (value: unknown) => value === null || typeof value !== 'object';
 
 function quantity(value: unknown): bigint | undefined {
   if (typeof value === 'number' && Number.isSafeInteger(value)) return BigInt(value);

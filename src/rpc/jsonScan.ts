@@ -118,7 +118,7 @@ class Scanner {
   }
 
   /** The index after the scalar (string, number, true, false, null) at `i`, or -1. */
-  scalarEnd(i: number): number {
+  private scalarEnd(i: number): number {
     const text = this.text;
     const c = text.charCodeAt(i);
     if (c === QUOTE) return this.stringEnd(i);
@@ -126,6 +126,92 @@ class Scanner {
     if (text.startsWith('true', i) || text.startsWith('null', i)) return i + 4;
     if (text.startsWith('false', i)) return i + 5;
     return -1;
+  }
+
+  /** A member's key and colon at `i`: where its value starts, or -1. */
+  private keyEnd(i: number): number {
+    if (this.text.charCodeAt(i) !== QUOTE) return -1;
+    const end = this.stringEnd(i);
+    if (end < 0) return -1;
+    const colon = this.skipSpace(end);
+    return this.text.charCodeAt(colon) === COLON ? this.skipSpace(colon + 1) : -1;
+  }
+
+  /**
+   * The index after the one JSON value at `i`, or -1 when there is none. Checks it whole without building it or
+   * noting anything inside: open containers are a stack of their kinds, so depth costs no recursion.
+   */
+  valueEnd(i: number): number {
+    const text = this.text;
+    const open: number[] = [];
+    /** The innermost open container: OPEN_OBJECT, OPEN_ARRAY, or 0 outside any. */
+    let inside = 0;
+    for (;;) {
+      // A value starts at i.
+      const c = text.charCodeAt(i);
+      if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+        open.push(inside);
+        inside = c;
+        i = this.skipSpace(i + 1);
+        if (text.charCodeAt(i) !== (c === OPEN_OBJECT ? CLOSE_OBJECT : CLOSE_ARRAY)) {
+          if (c === OPEN_OBJECT) i = this.keyEnd(i);
+          if (i < 0) return -1;
+          continue;
+        }
+        // An empty container: closed below like any other.
+      } else {
+        i = this.scalarEnd(i);
+        if (i < 0) return -1;
+      }
+      // A value ended at i: close the containers it completes, then find the next value.
+      for (;;) {
+        if (inside === 0) return i;
+        i = this.skipSpace(i);
+        const next = text.charCodeAt(i);
+        if (next === COMMA) {
+          i = this.skipSpace(i + 1);
+          if (inside === OPEN_OBJECT) i = this.keyEnd(i);
+          if (i < 0) return -1;
+          break;
+        }
+        if (next !== (inside === OPEN_OBJECT ? CLOSE_OBJECT : CLOSE_ARRAY)) return -1;
+        i++;
+        inside = open.pop()!;
+      }
+    }
+  }
+
+  /** The object at `i` (its `{`) with the text of each member in `wanted`; undefined when it is not valid JSON. */
+  object(i: number, wanted: readonly string[]): ScannedObject | undefined {
+    const text = this.text;
+    const found: ScannedObject = { start: i, end: -1, members: new Array<string | undefined>(wanted.length) };
+    i = this.skipSpace(i + 1);
+    if (text.charCodeAt(i) === CLOSE_OBJECT) {
+      found.end = i + 1;
+      return found;
+    }
+    for (;;) {
+      if (text.charCodeAt(i) !== QUOTE) return undefined;
+      const keyEnd = this.stringEnd(i);
+      if (keyEnd < 0) return undefined;
+      const colon = this.skipSpace(keyEnd);
+      if (text.charCodeAt(colon) !== COLON) return undefined;
+      const valueStart = this.skipSpace(colon + 1);
+      const valueEnd = this.valueEnd(valueStart);
+      if (valueEnd < 0) return undefined;
+      // A key with an escape is compared as JSON.parse reads it.
+      const raw = text.slice(i + 1, keyEnd - 1);
+      const at = wanted.indexOf(raw.includes('\\') ? (JSON.parse(text.slice(i, keyEnd)) as string) : raw);
+      if (at >= 0) found.members[at] = text.slice(valueStart, valueEnd);
+      i = this.skipSpace(valueEnd);
+      const next = text.charCodeAt(i);
+      if (next === CLOSE_OBJECT) {
+        found.end = i + 1;
+        return found;
+      }
+      if (next !== COMMA) return undefined;
+      i = this.skipSpace(i + 1);
+    }
   }
 }
 
@@ -136,83 +222,53 @@ class Scanner {
 export function scanJson(text: string, wanted: readonly string[]): Scanned | undefined {
   const s = new Scanner(text);
   const objects: Array<ScannedObject | undefined> = [];
-  /** Open containers, innermost last: true for an object. */
-  const stack: boolean[] = [];
-  let array = false;
-  /** The top object being read, and the stack depth at which its members are the values read. */
-  let current: ScannedObject | undefined;
-  let currentDepth = -1;
-  /** Which wanted member of `current` the value being read is (-1: none), and where it starts. */
-  let member = -1;
-  let memberStart = 0;
   let i = s.skipSpace(0);
-  for (;;) {
-    // A value starts at i.
-    const c = text.charCodeAt(i);
-    const depth = stack.length;
-    const atTop = depth === 0 || (depth === 1 && array);
-    if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
-      const isObject = c === OPEN_OBJECT;
-      if (depth === 0 && !isObject) array = true;
-      else if (atTop && isObject) {
-        current = { start: i, end: -1, members: new Array<string | undefined>(wanted.length) };
-        currentDepth = depth + 1;
-      } else if (atTop) objects.push(undefined);
-      stack.push(isObject);
-      i = s.skipSpace(i + 1);
-      // An empty container is closed below like any other; otherwise its first value (after a key) is next.
-      if (text.charCodeAt(i) !== (isObject ? CLOSE_OBJECT : CLOSE_ARRAY)) {
-        if (isObject) i = key(i);
+  const array = text.charCodeAt(i) === OPEN_ARRAY;
+  if (array) {
+    i = s.skipSpace(i + 1);
+    if (text.charCodeAt(i) === CLOSE_ARRAY) i++;
+    else {
+      for (;;) {
+        i = topValue(i);
         if (i < 0) return undefined;
-        continue;
-      }
-    } else {
-      if (atTop) objects.push(undefined);
-      i = s.scalarEnd(i);
-      if (i < 0) return undefined;
-    }
-    // A value ended at i: close the containers it completes, then find the next value.
-    for (;;) {
-      if (member >= 0 && stack.length === currentDepth) {
-        current!.members[member] = text.slice(memberStart, i);
-        member = -1;
-      }
-      i = s.skipSpace(i);
-      if (stack.length === 0) return i === text.length ? { array, objects } : undefined;
-      const inObject = stack[stack.length - 1];
-      const next = text.charCodeAt(i);
-      if (next === COMMA) {
-        i = s.skipSpace(i + 1);
-        if (inObject) i = key(i);
-        if (i < 0) return undefined;
-        break;
-      }
-      if (next !== (inObject ? CLOSE_OBJECT : CLOSE_ARRAY)) return undefined;
-      i++;
-      stack.pop();
-      if (current && stack.length === currentDepth - 1) {
-        current.end = i;
-        objects.push(current);
-        current = undefined;
+        i = s.skipSpace(i);
+        const next = text.charCodeAt(i++);
+        if (next === CLOSE_ARRAY) break;
+        if (next !== COMMA) return undefined;
+        i = s.skipSpace(i);
       }
     }
-  }
+  } else i = topValue(i);
+  if (i < 0) return undefined;
+  return s.skipSpace(i) === text.length ? { array, objects } : undefined;
 
-  /** A member's key and colon at `at`, noting a wanted member of the top object; where its value starts, or -1. */
-  function key(at: number): number {
-    if (text.charCodeAt(at) !== QUOTE) return -1;
-    const end = s.stringEnd(at);
-    if (end < 0) return -1;
-    const colon = s.skipSpace(end);
-    if (text.charCodeAt(colon) !== COLON) return -1;
-    const valueStart = s.skipSpace(colon + 1);
-    if (current && stack.length === currentDepth) {
-      const raw = text.slice(at + 1, end - 1);
-      member = wanted.indexOf(raw.includes('\\') ? (JSON.parse(text.slice(at, end)) as string) : raw);
-      memberStart = valueStart;
+  /** The value at the top (or an element of the top array) at `at`, noted in `objects`: where it ends, or -1. */
+  function topValue(at: number): number {
+    if (text.charCodeAt(at) !== OPEN_OBJECT) {
+      objects.push(undefined);
+      return s.valueEnd(at);
     }
-    return valueStart;
+    const found = s.object(at, wanted);
+    objects.push(found);
+    return found ? found.end : -1;
   }
+}
+
+/** How geth, reth and anvil begin their answer to one call sent with id 0, as the gateway sends a single call. */
+const PLAIN_SINGLE = '{"jsonrpc":"2.0","id":0,"result":';
+
+/**
+ * The text of `result` when `text` is exactly such an answer (`{"jsonrpc":"2.0","id":0,"result":<value>}`, spaces after
+ * the value allowed); undefined for anything else, which `scanJson` then reads. The value is checked whole as
+ * `scanJson` checks it; the three members before it need no reading: the prefix fixes them.
+ */
+export function plainSingleResult(text: string): string | undefined {
+  if (!text.startsWith(PLAIN_SINGLE)) return undefined;
+  const s = new Scanner(text);
+  const end = s.valueEnd(PLAIN_SINGLE.length);
+  if (end < 0) return undefined;
+  const close = s.skipSpace(end);
+  return text.charCodeAt(close) === CLOSE_OBJECT && s.skipSpace(close + 1) === text.length ? text.slice(PLAIN_SINGLE.length, end) : undefined;
 }
 
 /**

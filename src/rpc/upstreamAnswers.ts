@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors.js';
-import { scanJson } from './jsonScan.js';
+import { plainSingleResult, scanJson } from './jsonScan.js';
 import { RawJson, toErrorObject, type RpcOutcome } from './jsonrpc.js';
 import { fromUpstream } from './upstreamErrors.js';
 
@@ -12,6 +12,9 @@ const MEMBERS = ['id', 'result', 'error'] as const;
  * `fromUpstream` says.
  */
 export function outcomesOf(text: string, count: number): RpcOutcome[] | undefined {
+  // Most answers: one call's result, written as the common nodes write it.
+  const plain = count === 1 ? plainSingleResult(text) : undefined;
+  if (plain !== undefined) return [{ result: new RawJson(plain) }];
   const scanned = scanJson(text, MEMBERS);
   if (!scanned) return undefined;
   const outcomes = new Array<RpcOutcome | undefined>(count);

@@ -296,17 +296,27 @@ export class UpstreamPool {
 
   /**
    * `post` when one upstream may be asked: nothing to hedge or fail over to, so no attempt bookkeeping (the forwarding
-   * profile's single upstream spent more on that than on the attempt itself).
+   * profile's single upstream spent more on that than on the attempt itself), and one promise from the exchange's
+   * answer to the caller.
    */
   private postOnly<T>(u: Upstream, body: string, read: (text: string) => T | undefined, opts: PostOptions<T>): Promise<T> {
-    return this.timed(u, this.exchange(u, body), read).then(
+    const exchange = this.exchange(u, body);
+    const started = performance.now();
+    const onlyFailure = (err: unknown) =>
+      err instanceof AttemptFailed ? this.allFailed(1, [`${u.label}: ${err.message}`], err.kind === 'timeout') : err;
+    return exchange.answer.then(
       (answer) => {
+        let value: T;
+        try {
+          value = this.succeeded(u, started, answer, read);
+        } catch (err) {
+          throw onlyFailure(err);
+        }
         opts.answered?.(u.label, u.health.head);
-        return answer;
+        return value;
       },
       (err: unknown) => {
-        if (!(err instanceof AttemptFailed)) throw err;
-        throw this.allFailed(1, [`${u.label}: ${err.message}`], err.kind === 'timeout');
+        throw onlyFailure(this.failed(u, started, attemptFailure(err, exchange)));
       },
     );
   }
@@ -316,32 +326,41 @@ export class UpstreamPool {
     return hidingCause(timedOut ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_UNAVAILABLE', problems.join('; '), detail);
   }
 
-  /**
-   * One attempt, timed and counted, its outcome recorded in the upstream's health (an abandoned one is not). The
-   * answer is awaited here rather than in a function of its own: one promise fewer per request.
-   */
-  private async timed<T>(u: Upstream, exchange: Exchange, read: (text: string) => T | undefined): Promise<T> {
-    // One clock for the health score and the histogram: prom-client's startTimer costs a closure, an hrtime and a copy
-    // of the labels per request (profile: histogram.js startTimer's closure), and its observe a label check and hash.
+  /** One attempt, timed and counted, its outcome recorded in the upstream's health (an abandoned one is not). */
+  private timed<T>(u: Upstream, exchange: Exchange, read: (text: string) => T | undefined): Promise<T> {
     const started = performance.now();
-    let outcome = 'ok';
+    return exchange.answer.then(
+      (answer) => this.succeeded(u, started, answer, read),
+      (err: unknown) => {
+        throw this.failed(u, started, attemptFailure(err, exchange));
+      },
+    );
+  }
+
+  /**
+   * An attempt's answer as `read` makes it, recorded as a success; an answer it cannot take is recorded as a failure
+   * and thrown. One clock for the health score and the histogram: prom-client's startTimer costs a closure, an hrtime
+   * and a copy of the labels per request, and its observe a label check and hash.
+   */
+  private succeeded<T>(u: Upstream, started: number, answer: TextAnswer, read: (text: string) => T | undefined): T {
+    let value: T;
     try {
-      let answer: TextAnswer;
-      try {
-        answer = await exchange.answer;
-      } catch (err) {
-        throw attemptFailure(err, exchange);
-      }
-      const value = accepted(answer, read);
-      u.health.succeeded(performance.now() - started);
-      return value;
+      value = accepted(answer, read);
     } catch (err) {
-      outcome = err instanceof AttemptFailed ? err.kind : 'error';
-      if (outcome !== 'aborted') u.health.failed();
-      throw err;
-    } finally {
-      u.series.record((performance.now() - started) / 1000, outcome);
+      throw this.failed(u, started, err);
     }
+    const ms = performance.now() - started;
+    u.health.succeeded(ms);
+    u.series.record(ms / 1000, 'ok');
+    return value;
+  }
+
+  /** An attempt's failure, recorded (an abandoned attempt is not held against the upstream's health); returns it. */
+  private failed(u: Upstream, started: number, err: unknown): unknown {
+    const outcome = err instanceof AttemptFailed ? err.kind : 'error';
+    if (outcome !== 'aborted') u.health.failed();
+    u.series.record((performance.now() - started) / 1000, outcome);
+    return err;
   }
 
   private exchange(u: Upstream, body: string): Exchange {

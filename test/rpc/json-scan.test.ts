@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { rawIds, scanJson } from '../../src/rpc/jsonScan.js';
+import { plainSingleResult, rawIds, scanJson } from '../../src/rpc/jsonScan.js';
 
 const WANTED = ['id', 'result', 'error'];
 /** Fixed, so a failure replays. */
@@ -64,6 +64,32 @@ describe('JSON scanner (ids of requests, members of upstream answers)', () => {
     fc.assert(fc.property(fc.string({ unit: pieces, maxLength: 16 }), (text) => agreesWithJsonParse(text)), { seed: SEED, numRuns: 20_000 });
     for (const text of ['', '01', '-', '1.', '1e+', '.5', '"\\x"', '"\\u12g4"', '"a\u0001"', 'tru', '[1,]', '{"a":1,}', '{"a" 1}', '{1:2}', '{}x', '\ufeff{}']) {
       agreesWithJsonParse(text);
+    }
+  });
+
+  it('reads a plain answer to one call (id 0, result) by its prefix, taking only what JSON.parse reads as one', () => {
+    const plain = (value: unknown, ws: string) => `{"jsonrpc":"2.0","id":0,"result":${JSON.stringify(value, null, ws.length || undefined)}${ws}}${ws}`;
+    fc.assert(fc.property(fc.jsonValue(), space, (value, ws) => void expect(JSON.parse(plainSingleResult(plain(value, ws))!)).to.deep.equal(JSON.parse(JSON.stringify(value)))), { seed: SEED, numRuns: 2000 });
+    // Cut off or changed anywhere: either refused (scanJson reads it then), or JSON with exactly those members and that result.
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.nat(), fc.string({ maxLength: 2 }), (value, at, insert) => {
+        const text = plain(value, '');
+        const i = at % (text.length + 1);
+        for (const changed of [text.slice(0, i), text.slice(0, i) + insert + text.slice(i + 1), text.slice(0, i) + insert + text.slice(i)]) {
+          const result = plainSingleResult(changed);
+          if (result === undefined) continue;
+          const parsed = parses(changed);
+          expect(parsed.ok, `accepts ${JSON.stringify(changed)}`).to.equal(true);
+          const answer = (parsed as { value: Record<string, unknown> }).value;
+          expect(Object.keys(answer)).to.deep.equal(['jsonrpc', 'id', 'result']);
+          expect([answer.jsonrpc, answer.id]).to.deep.equal(['2.0', 0]);
+          expect(JSON.parse(result)).to.deep.equal(answer.result);
+        }
+      }),
+      { seed: SEED, numRuns: 3000 },
+    );
+    for (const other of ['{"jsonrpc":"2.0","result":"0x1","id":0}', '{"jsonrpc":"2.0","id":0,"result":"0x1","error":{}}', '{"jsonrpc":"2.0","id":0,"result":"0x1"}x', '{"jsonrpc":"2.0","id":0,"result":01}']) {
+      expect(plainSingleResult(other), other).to.equal(undefined);
     }
   });
 
