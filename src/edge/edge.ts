@@ -280,10 +280,8 @@ export class Edge {
     return { key, raw };
   }
 
-  private async charge(caller: Caller, cost: number, route: Route): Promise<LimitDecision> {
-    const decision = await this.opts.limiter.charge(caller.key, cost, { api: route.api, network: route.network?.id ?? '' });
-    if (!decision.allowed) throw refusalError(decision);
-    return decision;
+  private charge(caller: Caller, cost: number, route: Route): Promise<LimitDecision> {
+    return this.opts.limiter.charge(caller.key, cost, { api: route.api, network: route.network?.id ?? '' }).then(admitted);
   }
 
   private finish(ctx: RequestContext) {
@@ -371,6 +369,12 @@ function asGatewayError(err: unknown, logger: Logger, requestId: string): Gatewa
   if (isGatewayError(err)) return err;
   logger.error({ requestId, err }, 'unexpected error');
   return new GatewayError('INTERNAL');
+}
+
+/** A decision that admits, or its refusal thrown. */
+function admitted(decision: LimitDecision): LimitDecision {
+  if (!decision.allowed) throw refusalError(decision);
+  return decision;
 }
 
 /** The upgrading socket's error listener: one function for every socket, not a closure each. */

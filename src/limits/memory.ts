@@ -45,9 +45,15 @@ export class MemoryLimiter implements Limiter {
     this.keys = lruOf(opts.maxKeys ?? 100_000);
   }
 
-  async charge(key: VerifiedKey, cost: number, tags?: UsageTags): Promise<LimitDecision> {
+  charge(key: VerifiedKey, cost: number, tags?: UsageTags): Promise<LimitDecision> {
     const state = this.stateOf(key.id);
-    const now = this.monthIsCounted(state, this.opts.now()) ?? (await this.seedMonth(key.id, state));
+    const now = this.monthIsCounted(state, this.opts.now());
+    // Every charge but a key's first of the month is decided at once, without an async function's frame around it.
+    if (now !== undefined) return Promise.resolve(this.decide(key, cost, tags, state, now));
+    return this.seedMonth(key.id, state).then((seeded) => this.decide(key, cost, tags, state, seeded));
+  }
+
+  private decide(key: VerifiedKey, cost: number, tags: UsageTags | undefined, state: KeyState, now: number): LimitDecision {
     const quota = state.quota!;
     const limit = key.plan.requestsPerSecond;
     if (quota.used + cost > key.plan.monthlyQuota) return quotaRefusal(now, limit);
