@@ -163,10 +163,36 @@ function fieldJson(name: string, value: unknown): string | undefined {
     case 'boolean':
       return value ? 'true' : 'false';
     case 'string':
-      return JSON.stringify(GATEWAY_FIELDS.has(name) ? value : redactText(value));
+      return jsonString(GATEWAY_FIELDS.has(name) ? value : redactText(value));
     default:
-      return JSON.stringify(scrub(value, 1));
+      return Array.isArray(value) ? jsonArray(value) : JSON.stringify(scrub(value, 1));
   }
+}
+
+/**
+ * A string as JSON.stringify writes it. Most of a request line's strings (its id, host, path, network, methods) need no
+ * escape, and each JSON.stringify call costs more than a look at every character: 9,900 instructions of a cached relay
+ * answer went to the line's JSON.stringify calls.
+ */
+function jsonString(text: string): string {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    // What JSON.stringify escapes: controls, the quote, the backslash, and surrogates (when alone; left to it here).
+    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return JSON.stringify(text);
+  }
+  return `"${text}"`;
+}
+
+/** A list (the line's JSON-RPC methods, its internal errors) scrubbed and written as JSON.stringify writes it. */
+function jsonArray(values: unknown[]): string {
+  let json = '[';
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    const item = typeof value === 'string' ? jsonString(redactText(value)) : JSON.stringify(scrub(value, 2));
+    // JSON.stringify writes null for what it leaves out of a list (undefined, functions, symbols).
+    json += `${i === 0 ? '' : ','}${item ?? 'null'}`;
+  }
+  return `${json}]`;
 }
 
 const quotedNames = new Map<string, string>();

@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import { expect } from 'chai';
+import fc from 'fast-check';
 import pino from 'pino';
 import { createLogger, logRequest } from '../../src/log.js';
 
@@ -56,6 +57,26 @@ describe('request line', () => {
       expect(fast.lines[0]).not.to.include(KEY);
     });
   }
+
+  it('writes any strings and lists of them as pino does: escapes, controls, non-ASCII, keys, holes', () => {
+    const text = fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.string({ unit: fc.integer({ min: 0, max: 0x7f }).map((c) => String.fromCharCode(c)) }), fc.constantFrom(`a/v1/${KEY}/b`, 'x"y\\z', '\u2028'));
+    const item = fc.oneof(text, fc.constant(undefined), fc.constant(null), fc.integer(), fc.record({ m: text }));
+    fc.assert(
+      fc.property(text, text, fc.array(item, { maxLength: 4 }), (host, path, list) => {
+        const fields = { requestId: host, host, path, network: path, rpcMethods: list, internalErrors: [path, host] };
+        const fast = capturing();
+        const viaPino = capturing();
+        logRequest(fast.logger, fields);
+        viaPino.logger.info(fields, 'request');
+        expect(untimed(fast.lines[0])).to.equal(untimed(viaPino.lines[0]));
+      }),
+      { seed: 20261126, numRuns: 500 },
+    );
+    // A lone surrogate is kept, escaped as JSON.stringify escapes it, where pino's line turns it into U+FFFD.
+    const lone = capturing();
+    logRequest(lone.logger, { requestId: 'a\ud800b' });
+    expect(JSON.parse(lone.lines[0]).requestId).to.equal('a\ud800b');
+  });
 
   it('goes through pino for what pino redacts or JSON cannot hold, and not at all below the level', () => {
     const fast = capturing();
