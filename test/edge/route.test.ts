@@ -1,7 +1,9 @@
 import { expect } from 'chai';
+import { Pool } from 'undici';
 import { loadConfig } from '../../src/config/load.js';
 import { Router } from '../../src/edge/route.js';
 import { GatewayError } from '../../src/errors.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
 const config = loadConfig({ env: {} });
 const router = new Router(config);
@@ -109,5 +111,36 @@ describe('redacting path-auth URLs', () => {
     expect(redactPath('/hedera-testnet/api/v1/accounts/0.0.2')).to.equal('/hedera-testnet/api/v1/accounts/0.0.2');
     expect(redactPath('/api/v1/blocks?limit=1')).to.equal('/api/v1/blocks?limit=1');
     expect(redactPath('/hedera/v1/graphql')).to.equal('/hedera/v1/graphql');
+  });
+});
+
+describe('routes on one keep-alive connection', () => {
+  let t: TestGateway;
+  before(async () => (t = await startTestGateway()));
+  after(() => t?.close());
+
+  it('each request is routed by its own host and path, whatever the connection asked before', async () => {
+    // One connection: the edge keeps the last route resolved on it, and must not answer a new path with it.
+    const pool = new Pool(t.gw.url, { connections: 1 });
+    const ask = async (path: string, headers: Record<string, string> = {}) => {
+      const res = await pool.request({ method: 'POST', path, headers: { 'content-type': 'application/json', ...headers }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}' });
+      const text = await res.body.text();
+      return `${res.statusCode} ${res.statusCode === 200 ? JSON.parse(text).result : ''}`.trim();
+    };
+    const key = { 'x-api-key': t.key };
+    try {
+      for (let round = 0; round < 2; round++) {
+        expect(await ask('/ethereum-sepolia/rpc', key)).to.equal('200 0xaa36a7');
+        expect(await ask('/ethereum-sepolia/rpc', key)).to.equal('200 0xaa36a7');
+        expect(await ask('/ethereum/rpc', key)).to.equal('200 0x1');
+        expect(await ask('/etherium/rpc', key)).to.equal('404');
+        expect(await ask(`/ethereum/v1/${t.key}/rpc`)).to.equal('200 0x1');
+        expect(await ask('/ethereum/v1/pk_test_notakey0000000000/rpc')).to.equal('401');
+        expect(await ask('/ethereum/rpc', { ...key, host: `ethereum-sepolia.${t.gw.config.server.serviceDomain}` })).to.equal('404');
+        expect(await ask('/rpc', { ...key, host: `ethereum-sepolia.${t.gw.config.server.serviceDomain}` })).to.equal('200 0xaa36a7');
+      }
+    } finally {
+      await pool.close();
+    }
   });
 });
