@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/schema.js';
 import { GatewayError, isGatewayError } from '../errors.js';
 import { extractKey } from '../keys/extract.js';
-import type { KeyVerifier } from '../keys/types.js';
+import type { KeyVerifier, VerifiedKey } from '../keys/types.js';
 import { ClientBudget } from '../limits/clientBudget.js';
 import { refusalError, rateLimitHeaders } from '../limits/headers.js';
 import { countRefusal } from '../limits/metrics.js';
@@ -85,8 +85,9 @@ export class Edge {
       maxUnauthenticatedPerClient: server.wsMaxUnauthenticatedPerClient,
       authTimeoutMs: server.wsAuthTimeoutMs,
       keyCheckMs: keys.cacheTtlMs,
-      authenticate: (req, route, messageKey) => this.authenticate(req, route, messageKey),
-      recheck: (req, route, messageKey) => this.authenticate(req, route, messageKey, undefined, true),
+      // As promises: a socket's refusals are its rejections.
+      authenticate: async (req, route, messageKey) => this.authenticate(req, route, messageKey),
+      recheck: async (req, route, messageKey) => this.authenticate(req, route, messageKey, undefined, true),
       chargeKeyless: (req) => {
         const client = clientAddress(req, server.clientIpHeader);
         return { client, refused: this.keyless.tryCharge(client, 1) };
@@ -218,7 +219,8 @@ export class Edge {
     if (admission.key === 'none') {
       if (!admission.unmetered) this.chargeKeyless(ctx.req, 1);
     } else {
-      const caller = await this.authenticate(ctx.req, ctx.route, undefined, ctx.fields);
+      const authenticated = this.authenticate(ctx.req, ctx.route, undefined, ctx.fields);
+      const caller = authenticated instanceof Promise ? await authenticated : authenticated;
       if (!caller && admission.key === 'required') throw new GatewayError('KEY_MISSING');
       // Set before the body is read: its limit and timeout depend on whether anyone is known.
       ctx.caller = caller;
@@ -277,12 +279,21 @@ export class Edge {
   /**
    * The caller of a header, path or (WebSocket) message key, verified and checked against the plan; undefined without a
    * key. A key arriving now (not an open socket's `recheck`) that is unknown or revoked costs its sender's address one
-   * keyless request, so guessing keys, each a key-store look-up, is budgeted like any keyless call.
+   * keyless request, so guessing keys, each a key-store look-up, is budgeted like any keyless call. A refusal is thrown
+   * when the key was known at once, else the promise rejects with it.
    */
-  private async authenticate(req: IncomingMessage, route: Route, messageKey?: string, logFields?: Record<string, unknown>, recheck = false): Promise<Caller | undefined> {
+  private authenticate(req: IncomingMessage, route: Route, messageKey?: string, logFields?: Record<string, unknown>, recheck = false): Caller | undefined | Promise<Caller | undefined> {
     const raw = extractKey(req.headers, route.pathKey, messageKey);
     if (raw === undefined) return undefined;
-    const key = await this.opts.verifier.verify(raw);
+    // A cached key is checked at once: no promise between the request and its charge.
+    const verified = this.opts.verifier.verify(raw);
+    return verified instanceof Promise
+      ? verified.then((key) => this.admitKey(req, route, raw, key, logFields, recheck))
+      : this.admitKey(req, route, raw, verified, logFields, recheck);
+  }
+
+  /** The caller of a verified key, checked against the plan; a key unknown or revoked is refused (see authenticate). */
+  private admitKey(req: IncomingMessage, route: Route, raw: string, key: VerifiedKey | null, logFields: Record<string, unknown> | undefined, recheck: boolean): Caller {
     if (!key) {
       if (!recheck) this.chargeKeyless(req, 1);
       throw new GatewayError('KEY_INVALID');

@@ -19,7 +19,8 @@ export interface VerifiedKey {
 
 /** Verifies a raw key; null when unknown or revoked. Implementations cache and coalesce. */
 export interface KeyVerifier {
-  verify(rawKey: string): Promise<VerifiedKey | null>;
+  /** The answer itself when it is known at once (a cached key, a malformed one), a promise when the store is read. */
+  verify(rawKey: string): VerifiedKey | null | Promise<VerifiedKey | null>;
   /** Drops what this instance remembers of these keys (revoked or re-planned here), so it reads them afresh. */
   forget?(keyIds: string[]): void;
 }

@@ -70,7 +70,8 @@ export function createKeyVerifier(store: Pick<KeyStore, 'findByHash'>, opts: Con
       const ids = new Set(keyIds);
       for (const [hash, entry] of known.entries()) if (entry.key && ids.has(entry.key.id)) known.delete(hash);
     },
-    async verify(rawKey: string): Promise<VerifiedKey | null> {
+    // Not an async function: a cached key, nearly every request's, is answered without a promise to wait on.
+    verify(rawKey: string): VerifiedKey | null | Promise<VerifiedKey | null> {
       if (rawKey.length === 0 || rawKey.length > MAX_KEY_LENGTH) return null;
       const hash = hashKey(rawKey);
       const now = performance.now();
@@ -82,7 +83,7 @@ export function createKeyVerifier(store: Pick<KeyStore, 'findByHash'>, opts: Con
       }
       const bad = unknown.get(hash);
       if (bad && now - bad.fetchedAt < opts.negativeTtlMs) return null;
-      return (await refresh(hash)).key;
+      return refresh(hash).then((entry) => entry.key);
     },
   };
 }
