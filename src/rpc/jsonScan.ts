@@ -191,14 +191,12 @@ class Scanner {
       return found;
     }
     for (;;) {
-      if (text.charCodeAt(i) !== QUOTE) return undefined;
-      const keyEnd = this.stringEnd(i);
-      if (keyEnd < 0) return undefined;
-      const colon = this.skipSpace(keyEnd);
-      if (text.charCodeAt(colon) !== COLON) return undefined;
-      const valueStart = this.skipSpace(colon + 1);
+      const valueStart = this.keyEnd(i);
+      if (valueStart < 0) return undefined;
       const valueEnd = this.valueEnd(valueStart);
       if (valueEnd < 0) return undefined;
+      // Only spaces and the colon lie between the key's closing quote and its value.
+      const keyEnd = text.lastIndexOf('"', valueStart - 1) + 1;
       // A key with an escape is compared as JSON.parse reads it.
       const raw = text.slice(i + 1, keyEnd - 1);
       const at = wanted.indexOf(raw.includes('\\') ? (JSON.parse(text.slice(i, keyEnd)) as string) : raw);

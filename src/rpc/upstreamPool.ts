@@ -300,25 +300,10 @@ export class UpstreamPool {
    * answer to the caller.
    */
   private postOnly<T>(u: Upstream, body: string, read: (text: string) => T | undefined, opts: PostOptions<T>): Promise<T> {
-    const exchange = this.exchange(u, body);
-    const started = performance.now();
-    const onlyFailure = (err: unknown) =>
-      err instanceof AttemptFailed ? this.allFailed(1, [`${u.label}: ${err.message}`], err.kind === 'timeout') : err;
-    return exchange.answer.then(
-      (answer) => {
-        let value: T;
-        try {
-          value = this.succeeded(u, started, answer, read);
-        } catch (err) {
-          throw onlyFailure(err);
-        }
-        opts.answered?.(u.label, u.health.head);
-        return value;
-      },
-      (err: unknown) => {
-        throw onlyFailure(this.failed(u, started, attemptFailure(err, exchange)));
-      },
-    );
+    return this.timed(u, this.exchange(u, body), read, {
+      answered: () => opts.answered?.(u.label, u.health.head),
+      failure: (err) => (err instanceof AttemptFailed ? this.allFailed(1, [`${u.label}: ${err.message}`], err.kind === 'timeout') : err),
+    });
   }
 
   private allFailed(count: number, problems: string[], timedOut: boolean): GatewayError {
@@ -326,13 +311,31 @@ export class UpstreamPool {
     return hidingCause(timedOut ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_UNAVAILABLE', problems.join('; '), detail);
   }
 
-  /** One attempt, timed and counted, its outcome recorded in the upstream's health (an abandoned one is not). */
-  private timed<T>(u: Upstream, exchange: Exchange, read: (text: string) => T | undefined): Promise<T> {
+  /**
+   * One attempt, timed and counted, its outcome recorded in the upstream's health (an abandoned one is not): one then()
+   * on the exchange's answer. `then.answered` runs on success; `then.failure` makes what is thrown of a failure.
+   */
+  private timed<T>(
+    u: Upstream,
+    exchange: Exchange,
+    read: (text: string) => T | undefined,
+    then: { answered?: () => void; failure?: (err: unknown) => unknown } = {},
+  ): Promise<T> {
     const started = performance.now();
+    const failure = then.failure ?? ((err: unknown) => err);
     return exchange.answer.then(
-      (answer) => this.succeeded(u, started, answer, read),
+      (answer) => {
+        let value: T;
+        try {
+          value = this.succeeded(u, started, answer, read);
+        } catch (err) {
+          throw failure(err);
+        }
+        then.answered?.();
+        return value;
+      },
       (err: unknown) => {
-        throw this.failed(u, started, attemptFailure(err, exchange));
+        throw failure(this.failed(u, started, attemptFailure(err, exchange)));
       },
     );
   }
